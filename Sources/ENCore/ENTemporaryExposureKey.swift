@@ -1,0 +1,92 @@
+public import Foundation
+
+/// A temporary exposure key (TEK): the daily secret from which a device's broadcast identifiers derive,
+/// as the device keeps it and as a diagnosis server publishes it.
+///
+/// The properties keep Apple's names. Beyond Apple's four, the key carries the fields an export file
+/// carries per key (report type, days since onset of symptoms, variant of concern), so that a key read
+/// from a file loses nothing.
+///
+/// Construction does not validate, so that a decoder can hold a bad key long enough to report it;
+/// call ``validate()`` (readers and writers in this package always do).
+public struct ENTemporaryExposureKey: Hashable, Sendable {
+    /// The 16 secret bytes of the key.
+    public var keyData: Data
+    /// The first interval in which the key was (or will be) used.
+    public var rollingStartNumber: ENIntervalNumber
+    /// How many intervals the key was used for: 1...144, 144 by default (a whole day).
+    public var rollingPeriod: UInt32
+    /// The deprecated transmission risk level, 0...8 (Apple's API documents 0...7; export files carry up to 8).
+    public var transmissionRiskLevel: ENRiskLevel
+    /// The report type attached by the server. ``ENDiagnosisReportType/unknown`` when absent.
+    public var diagnosisReportType: ENDiagnosisReportType
+    /// Days from symptom onset to the key's day, -14...14, or ``ENDaysSinceOnsetOfSymptomsUnknown``.
+    public var daysSinceOnsetOfSymptoms: Int
+    /// The variant of concern attached by the server.
+    public var variantOfConcern: ENVariantOfConcernType
+
+    /// The length of `keyData`: 16 bytes.
+    public static let keyLength = 16
+    /// The default and largest rolling period: 144 intervals.
+    public static let defaultRollingPeriod: UInt32 = 144
+    /// The valid range of `daysSinceOnsetOfSymptoms` when it is known.
+    public static let daysSinceOnsetRange: ClosedRange<Int> = -14...14
+    /// The valid range of `transmissionRiskLevel`.
+    public static let transmissionRiskLevelRange: ClosedRange<ENRiskLevel> = 0...8
+
+    /// Creates a key. Nothing is checked here; see ``validate()``.
+    public init(
+        keyData: Data,
+        rollingStartNumber: ENIntervalNumber,
+        rollingPeriod: UInt32 = ENTemporaryExposureKey.defaultRollingPeriod,
+        transmissionRiskLevel: ENRiskLevel = 0,
+        diagnosisReportType: ENDiagnosisReportType = .unknown,
+        daysSinceOnsetOfSymptoms: Int = ENDaysSinceOnsetOfSymptomsUnknown,
+        variantOfConcern: ENVariantOfConcernType = .unknown
+    ) {
+        self.keyData = keyData
+        self.rollingStartNumber = rollingStartNumber
+        self.rollingPeriod = rollingPeriod
+        self.transmissionRiskLevel = transmissionRiskLevel
+        self.diagnosisReportType = diagnosisReportType
+        self.daysSinceOnsetOfSymptoms = daysSinceOnsetOfSymptoms
+        self.variantOfConcern = variantOfConcern
+    }
+
+    /// Whether the days since onset of symptoms are known.
+    public var hasKnownDaysSinceOnsetOfSymptoms: Bool { daysSinceOnsetOfSymptoms != ENDaysSinceOnsetOfSymptomsUnknown }
+
+    /// The intervals the key was valid for: `rollingStartNumber ..< rollingStartNumber + rollingPeriod`.
+    public var validityIntervals: Range<ENIntervalNumber> {
+        rollingStartNumber..<rollingStartNumber.adding(Int(rollingPeriod))
+    }
+
+    /// The interval after the last one the key was valid for.
+    public var rollingEndNumber: ENIntervalNumber { rollingStartNumber.adding(Int(rollingPeriod)) }
+
+    /// Checks every field and throws ``ENError/Code/badParameter`` naming the first one that is wrong.
+    ///
+    /// - key data must be exactly 16 bytes;
+    /// - the rolling period must be 1...144;
+    /// - the transmission risk level must be 0...8;
+    /// - days since onset must be -14...14 or ``ENDaysSinceOnsetOfSymptomsUnknown``;
+    /// - the key's end must not pass the end of the `UInt32` interval range.
+    public func validate() throws(ENError) {
+        guard keyData.count == Self.keyLength else {
+            throw .badParameter("key data must be \(Self.keyLength) bytes, got \(keyData.count)")
+        }
+        guard rollingPeriod >= 1, rollingPeriod <= Self.defaultRollingPeriod else {
+            throw .badParameter("rolling period must be 1...144 intervals, got \(rollingPeriod)")
+        }
+        guard Self.transmissionRiskLevelRange.contains(transmissionRiskLevel) else {
+            throw .badParameter("transmission risk level must be 0...8, got \(transmissionRiskLevel)")
+        }
+        guard !hasKnownDaysSinceOnsetOfSymptoms || Self.daysSinceOnsetRange.contains(daysSinceOnsetOfSymptoms) else {
+            throw .badParameter(
+                "days since onset of symptoms must be -14...14 or unknown, got \(daysSinceOnsetOfSymptoms)")
+        }
+        guard UInt64(rollingStartNumber.rawValue) + UInt64(rollingPeriod) <= UInt64(UInt32.max) else {
+            throw .badParameter("rolling start \(rollingStartNumber) plus period \(rollingPeriod) overflows")
+        }
+    }
+}

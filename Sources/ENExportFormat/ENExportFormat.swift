@@ -1,0 +1,1 @@
+// The ENExportFormat module. Its contents arrive with its issue; this file only keeps the target buildable.

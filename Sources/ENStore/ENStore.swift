@@ -1,0 +1,1 @@
+// The ENStore module. Its contents arrive with its issue; this file only keeps the target buildable.
