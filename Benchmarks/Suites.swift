@@ -1,0 +1,3 @@
+/// Every suite, in the order they run. Each area adds its line here.
+let allBenchmarkSuites: [BenchmarkSuite] = [
+]
