@@ -1,0 +1,13 @@
+import ENCore
+import Foundation
+
+extension Data {
+    /// `withUnsafeBytes` for a body that throws only `ENError` (the standard one is `rethrows` and loses the
+    /// error type).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(ENError) -> R) throws(ENError) -> R {
+        let result = withUnsafeBytes { buffer in
+            Result { () throws(ENError) -> R in try body(buffer) }
+        }
+        return try result.get()
+    }
+}

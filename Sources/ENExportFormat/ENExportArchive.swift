@@ -1,0 +1,117 @@
+public import ENCore
+public import Foundation
+
+/// A diagnosis-key export file as it travels: `export.bin` plus `export.sig`, normally zipped together.
+///
+/// Reading accepts a zip archive or a bare `export.bin` (then ``signatureFile`` is `nil`). A zip must hold
+/// exactly two entries at its root, `<name>.bin` and `<name>.sig` with the same base name (Apple's rule;
+/// Google's is the stricter `export.bin` / `export.sig`, which is what this package writes). Any other
+/// entry, a directory, a missing `.bin` or `.sig`, or a size over ``ENExportLimits`` is refused before
+/// anything is inflated, and inflation stops as soon as it passes the declared size or the limit.
+///
+/// ```swift
+/// let archive = try ENExportArchive(contentsOf: url)
+/// let export = try archive.keyExport()
+/// let result = try verifier.verify(archive)
+/// ```
+public struct ENExportArchive: Hashable, Sendable {
+    /// The `export.bin` bytes: the 16-byte header and the `TemporaryExposureKeyExport` message.
+    public var exportBinary: Data
+    /// The `export.sig` bytes (a `TEKSignatureList` message), or `nil` for a bare `export.bin`.
+    public var signatureFile: Data?
+
+    /// Wraps the two files' bytes. Nothing is checked until they are decoded.
+    public init(exportBinary: Data, signatureFile: Data?) {
+        self.exportBinary = exportBinary
+        self.signatureFile = signatureFile
+    }
+
+    /// Reads a zip archive or a bare `export.bin` from memory.
+    ///
+    /// - Throws: ``ENCore/ENError/Code/badFormat`` naming what is wrong: not a zip and no export header,
+    ///   a missing or extra entry, a size over `limits`, a corrupt zip.
+    public init(data: Data, limits: ENExportLimits = .default) throws(ENError) {
+        guard data.count <= limits.maximumFileSize else {
+            throw .badFormat("the file is \(data.count) bytes, over the limit of \(limits.maximumFileSize)")
+        }
+        if ZipContainer.looksLikeZip(data) {
+            let (bin, sig) = try ZipContainer.read(data, limits: limits)
+            self.init(exportBinary: bin, signatureFile: sig)
+        } else {
+            try ENExportKeyScanner.checkHeader(data)
+            guard data.count <= limits.maximumExportBinarySize else {
+                throw .badFormat(
+                    "export.bin is \(data.count) bytes, over the limit of \(limits.maximumExportBinarySize)")
+            }
+            self.init(exportBinary: data, signatureFile: nil)
+        }
+    }
+
+    /// Reads a zip archive or a bare `export.bin` from a file, checking its size before reading it.
+    ///
+    /// - Throws: ``ENCore/ENError/Code/badParameter`` when the file cannot be read, otherwise as
+    ///   ``init(data:limits:)``.
+    public init(contentsOf url: URL, limits: ENExportLimits = .default) throws(ENError) {
+        let size: Int
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        } catch {
+            throw .badParameter("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        guard size <= limits.maximumFileSize else {
+            throw .badFormat("\(url.lastPathComponent) is \(size) bytes, over the limit of \(limits.maximumFileSize)")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .mappedIfSafe)
+        } catch {
+            throw .badParameter("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        do {
+            try self.init(data: data, limits: limits)
+        } catch {
+            throw ENError(error.code, "\(url.lastPathComponent): \(error.reason)")
+        }
+    }
+
+    /// Decodes the whole of `export.bin` (with swift-protobuf).
+    ///
+    /// - Throws: ``ENCore/ENError/Code/badFormat`` naming the field or key that is wrong.
+    public func keyExport(limits: ENExportLimits = .default) throws(ENError) -> ENKeyExport {
+        try ENKeyExport(exportBinary: exportBinary, limits: limits)
+    }
+
+    /// A scanner that reads the keys of `export.bin` in chunks.
+    public func keyScanner(limits: ENExportLimits = .default) throws(ENError) -> ENExportKeyScanner {
+        try ENExportKeyScanner(exportBinary: exportBinary, limits: limits)
+    }
+
+    /// Decodes `export.sig`; an empty list when there is no signature file.
+    ///
+    /// - Throws: ``ENCore/ENError/Code/badFormat`` when `export.sig` is not a valid `TEKSignatureList`.
+    public func signatures() throws(ENError) -> [ENExportSignature] {
+        guard let signatureFile else { return [] }
+        return try ENExportSignature.decodeList(signatureFile)
+    }
+
+    /// The zip archive: `export.bin` then `export.sig`, both DEFLATE-compressed.
+    ///
+    /// - Throws: ``ENCore/ENError/Code/badParameter`` when there is no signature file to write.
+    public func zipData() throws(ENError) -> Data {
+        guard let signatureFile else {
+            throw .badParameter("an export archive needs export.sig; this one has only export.bin")
+        }
+        return try ZipContainer.write(exportBinary: exportBinary, signatureFile: signatureFile)
+    }
+
+    /// Writes the zip archive to `url` atomically (a temporary file, then a rename).
+    public func write(to url: URL) throws(ENError) {
+        let data = try zipData()
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw .badParameter("cannot write \(url.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// The ENExportFormat module. Its contents arrive with its issue; this file only keeps the target buildable.
