@@ -38,7 +38,8 @@ extension ENKeyExport {
         var keys: [ENTemporaryExposureKey] = []
         keys.reserveCapacity(messages.count)
         for (index, message) in messages.enumerated() {
-            keys.append(try RawExportKey(message: message).makeKey(section: section, index: index))
+            let raw = try RawExportKey(message: message, section: section, index: index)
+            keys.append(try raw.makeKey(section: section, index: index))
         }
         return keys
     }
@@ -98,7 +99,28 @@ extension ENKeyExport {
 }
 
 extension RawExportKey {
-    init(message: PB_TemporaryExposureKey) {
+    /// The fields of a decoded key message.
+    ///
+    /// swift-protobuf files a known field that arrives with the wrong wire type among the unknown fields;
+    /// this refuses it, as the streaming scanner does, instead of silently taking the default.
+    init(message: PB_TemporaryExposureKey, section: ENExportKeySection, index: Int) throws(ENError) {
+        let unknown = message.unknownFields.data
+        if !unknown.isEmpty {
+            let context = "export.bin \(section.fieldName)[\(index)]"
+            try unknown.withBytes { (buffer) throws(ENError) in
+                var reader = WireReader(buffer, from: 0, to: buffer.count)
+                while !reader.isAtEnd {
+                    let (field, wireType) = try reader.readTag(context)
+                    // Field 1 is bytes, 2...6 and 8 varints. An unknown enum value (5 or 8 as a varint) lands
+                    // here too, legitimately: it reads as unknown.
+                    let expected: WireReader.WireType? = field == 1 ? .lengthDelimited : [2, 3, 4, 5, 6, 8].contains(field) ? .varint : nil
+                    if let expected, expected != wireType {
+                        throw .badFormat("\(context): field \(field) has wire type \(wireType.rawValue), which its type does not allow")
+                    }
+                    try reader.skip(wireType, field: field, context)
+                }
+            }
+        }
         self.init(
             keyData: message.hasKeyData ? message.keyData : nil,
             transmissionRiskLevel: message.hasTransmissionRiskLevel ? message.transmissionRiskLevel : nil,

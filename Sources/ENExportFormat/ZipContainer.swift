@@ -13,39 +13,49 @@ enum ZipContainer {
 
     /// Reads `<name>.bin` and `<name>.sig` from a zip, refusing anything else.
     static func read(_ data: Data, limits: ENExportLimits) throws(ENError) -> (bin: Data, sig: Data) {
+        // Structure first, with every offset bounds-checked, so that ZIPFoundation only sees sane archives.
+        // Sizes come from the central directory: every real file sets flag bit 3 (sizes in a data descriptor,
+        // zero in the local header).
+        let directory = try ZipDirectory(data, maximumEntries: 2)
+        var binName: String?
+        var sigName: String?
+        for entry in directory.entries {
+            let path = entry.name
+            guard !path.hasSuffix("/") else { throw .badFormat("zip entry \"\(path)\" is not a regular file") }
+            guard !path.contains("/"), !path.contains("\\") else {
+                throw .badFormat("zip entry \"\(path)\" is not at the root of the archive")
+            }
+            if path.hasSuffix(".bin"), binName == nil {
+                binName = path
+            } else if path.hasSuffix(".sig"), sigName == nil {
+                sigName = path
+            } else {
+                throw .badFormat("zip has an unexpected entry \"\(path)\"; expected only .bin and .sig")
+            }
+        }
+        guard let binName else { throw .badFormat("zip has no export.bin entry") }
+        guard let sigName else { throw .badFormat("zip has no export.sig entry") }
+        guard binName.dropLast(4) == sigName.dropLast(4) else {
+            throw .badFormat("zip entries \"\(binName)\" and \"\(sigName)\" do not share a base name")
+        }
+        for entry in directory.entries {
+            let limit = entry.name == binName ? limits.maximumExportBinarySize : limits.maximumSignatureFileSize
+            guard entry.uncompressedSize <= UInt64(limit) else {
+                throw .badFormat(
+                    "zip entry \"\(entry.name)\" declares \(entry.uncompressedSize) bytes, over the limit of \(limit)")
+            }
+        }
+
         let archive: Archive
         do {
             archive = try Archive(data: data, accessMode: .read)
         } catch {
             throw .badFormat("not a readable zip archive (\(error))")
         }
-        var binEntry: Entry?
-        var sigEntry: Entry?
-        var count = 0
-        // Sizes come from the central directory: every real file sets flag bit 3 (sizes in a data descriptor,
-        // zero in the local header), and ZIPFoundation's Entry reports the central-directory values.
-        for entry in archive {
-            count += 1
-            let path = entry.path
-            guard count <= 2 else { throw .badFormat("zip has an extra entry \"\(path)\"; expected only .bin and .sig") }
-            guard entry.type == .file else { throw .badFormat("zip entry \"\(path)\" is not a regular file") }
-            guard !path.contains("/"), !path.contains("\\") else {
-                throw .badFormat("zip entry \"\(path)\" is not at the root of the archive")
-            }
-            if path.hasSuffix(".bin"), binEntry == nil {
-                binEntry = entry
-            } else if path.hasSuffix(".sig"), sigEntry == nil {
-                sigEntry = entry
-            } else {
-                throw .badFormat("zip has an unexpected entry \"\(path)\"; expected only .bin and .sig")
-            }
-        }
-        guard let binEntry else { throw .badFormat("zip has no export.bin entry") }
-        guard let sigEntry else { throw .badFormat("zip has no export.sig entry") }
-        let binBase = binEntry.path.dropLast(4)
-        let sigBase = sigEntry.path.dropLast(4)
-        guard binBase == sigBase else {
-            throw .badFormat("zip entries \"\(binEntry.path)\" and \"\(sigEntry.path)\" do not share a base name")
+        guard let binEntry = archive[binName], let sigEntry = archive[sigName], binEntry.type == .file,
+            sigEntry.type == .file
+        else {
+            throw .badFormat("zip entries \"\(binName)\" and \"\(sigName)\" cannot be read")
         }
         let bin = try extract(binEntry, from: archive, limit: limits.maximumExportBinarySize)
         let sig = try extract(sigEntry, from: archive, limit: limits.maximumSignatureFileSize)

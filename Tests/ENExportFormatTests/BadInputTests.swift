@@ -1,0 +1,231 @@
+import ENCore
+import ENCrypto
+import ENExportFormat
+import Foundation
+import Testing
+
+/// Expects `body` to throw an `ENError` with `code` whose reason contains `fragment`.
+func expectRefusal(
+    _ code: ENError.Code = .badFormat, containing fragment: String,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) {
+    do {
+        try body()
+        Issue.record("expected a refusal mentioning \"\(fragment)\"", sourceLocation: sourceLocation)
+    } catch let error as ENError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.reason.contains(fragment), "reason: \(error.reason)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite("Bad input is refused with a reason")
+struct BadInputTests {
+    var ens: ENExportArchive { get throws { try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip")) } }
+
+    /// An export.bin with one key message built from raw protobuf bytes.
+    func binary(withKey keyMessage: [UInt8]) -> Data {
+        ENKeyExport.header + Data([0x3A, UInt8(keyMessage.count)] + keyMessage)
+    }
+
+    /// The fields of a valid key: 16 bytes of key data and rolling start 2650000.
+    let keyField: [UInt8] = [0x0A, 0x10] + [UInt8](repeating: 7, count: 16)
+    let startField: [UInt8] = [0x18, 0x90, 0xDF, 0xA1, 0x01]
+
+    func bothReaders(_ data: Data, containing fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        expectRefusal(containing: fragment, sourceLocation: sourceLocation) { _ = try ENKeyExport(exportBinary: data) }
+        expectRefusal(containing: fragment, sourceLocation: sourceLocation) {
+            _ = try ENExportKeyScanner(exportBinary: data).allKeys()
+        }
+    }
+
+    @Test("a valid hand-built key reads, so the refusals below are about the one defect")
+    func controlCase() throws {
+        let key = try #require(try ENKeyExport(exportBinary: binary(withKey: keyField + startField)).keys.first)
+        #expect(key.rollingStartNumber == 2_650_000)
+        #expect(key.rollingPeriod == 144)
+        #expect(try ENExportKeyScanner(exportBinary: binary(withKey: keyField + startField)).allKeys() == [key])
+    }
+
+    @Test("wrong and short headers")
+    func headers() throws {
+        let good = try ens.exportBinary
+        var wrong = good
+        wrong[3] = UInt8(ascii: "e")
+        bothReaders(wrong, containing: "header")
+        bothReaders(good.prefix(10), containing: "shorter than its 16-byte header")
+        bothReaders(Data(), containing: "shorter")
+        var noSpaces = good
+        noSpaces[15] = 0
+        bothReaders(noSpaces, containing: "header")
+        expectRefusal(containing: "header") { _ = try ENExportArchive(data: Data("hello, world, not an export".utf8)) }
+    }
+
+    @Test("truncated protobuf, at every length")
+    func truncated() throws {
+        let good = try ens.exportBinary
+        var refused = 0
+        for length in 17..<good.count {
+            let cut = good.prefix(length)
+            do {
+                _ = try ENKeyExport(exportBinary: cut)
+            } catch {
+                #expect(error.code == .badFormat)
+                refused += 1
+            }
+            // The scanner refuses exactly the same prefixes.
+            let scannerRefused = (try? ENExportKeyScanner(exportBinary: cut).allKeys()) == nil
+            let pbRefused = (try? ENKeyExport(exportBinary: cut)) == nil
+            #expect(scannerRefused == pbRefused, "length \(length)")
+        }
+        #expect(refused > good.count / 2)
+        bothReaders(binary(withKey: keyField + startField).dropLast(3), containing: "runs past the end")
+        bothReaders(ENKeyExport.header + Data([0x3A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]), containing: "runs past the end")
+        bothReaders(ENKeyExport.header + Data([0x09, 0x01, 0x02]), containing: "truncated fixed64")
+        bothReaders(ENKeyExport.header + Data([0x20, 0xFF, 0xFF]), containing: "truncated varint")
+    }
+
+    @Test("fields of the wrong wire type")
+    func wrongFieldTypes() throws {
+        // key_data (field 1) sent as a varint.
+        bothReaders(binary(withKey: [0x08, 0x05] + startField), containing: "wire type")
+        // rolling_period (field 4) sent as a length-delimited field.
+        bothReaders(binary(withKey: keyField + startField + [0x22, 0x01, 0x00]), containing: "wire type")
+        // keys (field 7) sent as a varint.
+        bothReaders(ENKeyExport.header + Data([0x38, 0x01]), containing: "wire type")
+        // region (field 3) that is not UTF-8.
+        bothReaders(ENKeyExport.header + Data([0x1A, 0x02, 0xC3, 0x28]), containing: "UTF-8")
+        // A signature info whose key id is a varint.
+        bothReaders(ENKeyExport.header + Data([0x32, 0x02, 0x20, 0x01]), containing: "wire type")
+    }
+
+    @Test("keys of the wrong length, or missing")
+    func keyLength() {
+        bothReaders(binary(withKey: [0x0A, 0x0F] + [UInt8](repeating: 1, count: 15) + startField), containing: "15 bytes")
+        bothReaders(binary(withKey: [0x0A, 0x11] + [UInt8](repeating: 1, count: 17) + startField), containing: "17 bytes")
+        bothReaders(binary(withKey: startField), containing: "key_data is missing")
+    }
+
+    @Test("rolling period out of range, and other out-of-range fields")
+    func rollingPeriod() {
+        bothReaders(binary(withKey: keyField + startField + [0x20, 0x00]), containing: "rolling_period 0")
+        bothReaders(binary(withKey: keyField + startField + [0x20, 0x91, 0x01]), containing: "rolling_period 145")
+        bothReaders(binary(withKey: keyField + startField + [0x10, 0x09]), containing: "transmission_risk_level 9")
+        bothReaders(
+            binary(withKey: keyField + [0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]),
+            containing: "negative")
+    }
+
+    @Test("lenient fields: unknown enum values and out-of-range days since onset read as unknown")
+    func lenientFields() throws {
+        // report_type 9, variant 7, dsos 4000 (zigzag 8000 = 0xC0 0x3E), plus an unknown field 15.
+        let data = binary(withKey: keyField + startField + [0x28, 0x09, 0x40, 0x07, 0x30, 0xC0, 0x3E, 0x78, 0x01])
+        let key = try #require(try ENKeyExport(exportBinary: data).keys.first)
+        #expect(key.diagnosisReportType == .unknown)
+        #expect(key.variantOfConcern == .unknown)
+        #expect(key.daysSinceOnsetOfSymptoms == ENDaysSinceOnsetOfSymptomsUnknown)
+        #expect(try ENExportKeyScanner(exportBinary: data).allKeys() == [key])
+    }
+
+    @Test("missing export.bin or export.sig, extra entries, nested or mismatched names")
+    func zipEntries() throws {
+        let bin = try ens.exportBinary
+        let sig = try #require(try ens.signatureFile)
+        func zip(_ entries: [(String, Data)]) -> Data { TestZip.make(entries.map { TestZip.Entry(name: $0.0, data: $0.1) }) }
+
+        // The stored-entry zip builder itself produces readable archives.
+        #expect(try ENExportArchive(data: zip([("export.bin", bin), ("export.sig", sig)])) == (try ens))
+        // Apple's rule: any base name, as long as both share it.
+        #expect(try ENExportArchive(data: zip([("keys-2020.bin", bin), ("keys-2020.sig", sig)])).exportBinary == bin)
+
+        expectRefusal(containing: "no export.sig") { _ = try ENExportArchive(data: zip([("export.bin", bin)])) }
+        expectRefusal(containing: "no export.bin") { _ = try ENExportArchive(data: zip([("export.sig", sig)])) }
+        expectRefusal(containing: "3 entries") {
+            _ = try ENExportArchive(data: zip([("export.bin", bin), ("export.sig", sig), ("readme.txt", Data("hi".utf8))]))
+        }
+        expectRefusal(containing: "unexpected entry") {
+            _ = try ENExportArchive(data: zip([("export.bin", bin), ("readme.txt", Data("hi".utf8))]))
+        }
+        expectRefusal(containing: "unexpected entry") {
+            _ = try ENExportArchive(data: zip([("export.bin", bin), ("other.bin", bin)]))
+        }
+        expectRefusal(containing: "not at the root") {
+            _ = try ENExportArchive(data: zip([("dir/export.bin", bin), ("dir/export.sig", sig)]))
+        }
+        expectRefusal(containing: "base name") { _ = try ENExportArchive(data: zip([("a.bin", bin), ("b.sig", sig)])) }
+        expectRefusal(containing: "zip") { _ = try ENExportArchive(data: zip([])) }
+        expectRefusal(containing: "zip") { _ = try ENExportArchive(data: Data([0x50, 0x4B, 0x03, 0x04, 0x00])) }
+        // A corrupted CRC.
+        var corrupt = zip([("export.bin", bin), ("export.sig", sig)])
+        corrupt[30 + "export.bin".utf8.count + 20] ^= 0xFF
+        expectRefusal(containing: "export.bin") { _ = try ENExportArchive(data: corrupt) }
+    }
+
+    @Test("zip bombs: a huge declared size, and inflation past the declared size")
+    func zipBombs() throws {
+        expectRefusal(containing: "declares 4294967295 bytes") {
+            _ = try ENExportArchive(data: try fixture("generated/bomb-declared.zip"))
+        }
+        expectRefusal(containing: "more than its declared") {
+            _ = try ENExportArchive(data: try fixture("generated/bomb-inflated.zip"))
+        }
+        // A declared size within the limit that the limits still refuse.
+        let bin = try ens.exportBinary
+        let sig = try #require(try ens.signatureFile)
+        let small = ENExportLimits(maximumExportBinarySize: 100)
+        expectRefusal(containing: "over the limit of 100") {
+            _ = try ENExportArchive(data: TestZip.make([.init(name: "export.bin", data: bin), .init(name: "export.sig", data: sig)]), limits: small)
+        }
+        expectRefusal(containing: "over the limit") {
+            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip"), limits: ENExportLimits(maximumFileSize: 1000))
+        }
+        expectRefusal(containing: "more than 1000 keys") {
+            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyScanner(limits: ENExportLimits(maximumKeyCount: 1000))
+        }
+        expectRefusal(containing: "more than 1000 keys") {
+            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyExport(limits: ENExportLimits(maximumKeyCount: 1000))
+        }
+    }
+
+    @Test("a missing or unreadable file is a parameter error naming the path")
+    func missingFile() {
+        expectRefusal(.badParameter, containing: "/nonexistent/export.zip") {
+            _ = try ENExportArchive(contentsOf: URL(fileURLWithPath: "/nonexistent/export.zip"))
+        }
+    }
+
+    @Test("random corruptions of real files never crash: they read or are refused with badFormat")
+    func fuzz() throws {
+        var rng = SeededGenerator(seed: 2026)
+        let sources = [
+            "ens-example/testExport-2-records-1-of-1.zip", "en-internals/sample_diagnosis_key_file.zip",
+            "immuni/export.bin", "en-internals/cpp_testdata_export.bin",
+        ]
+        var refused = 0
+        var total = 0
+        for source in sources {
+            let original = try fixture(source)
+            for _ in 0..<150 {
+                var data = original
+                for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                    let index = Int.random(in: 0..<data.count, using: &rng)
+                    data[index] = UInt8.random(in: 0...255, using: &rng)
+                }
+                if Bool.random(using: &rng) { data = data.prefix(Int.random(in: 0...data.count, using: &rng)) }
+                total += 1
+                do {
+                    let archive = try ENExportArchive(data: data)
+                    let export = try archive.keyExport()
+                    let scanned = try archive.keyScanner().allKeys()
+                    #expect(scanned == export.keys)
+                    _ = try? archive.signatures()
+                } catch {
+                    #expect(error.code == .badFormat, "\(error)")
+                    refused += 1
+                }
+            }
+        }
+        #expect(refused > 0 && refused < total)
+    }
+}
