@@ -19,6 +19,9 @@ struct Entool: AsyncParsableCommand {
         subcommands: [
             DeriveCommand.self,
             KeygenCommand.self,
+            InspectCommand.self,
+            VerifyCommand.self,
+            ExportCommand.self,
         ]
     )
 
