@@ -28,7 +28,7 @@ public struct ENExportArchive: Hashable, Sendable {
 
     /// Reads a zip archive or a bare `export.bin` from memory.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badFormat`` naming what is wrong: not a zip and no export header,
+    /// - Throws: `ENError.Code.badFormat` naming what is wrong: not a zip and no export header,
     ///   a missing or extra entry, a size over `limits`, a corrupt zip.
     public init(data: Data, limits: ENExportLimits = .default) throws(ENError) {
         guard data.count <= limits.maximumFileSize else {
@@ -49,7 +49,7 @@ public struct ENExportArchive: Hashable, Sendable {
 
     /// Reads a zip archive or a bare `export.bin` from a file, checking its size before reading it.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badParameter`` when the file cannot be read, otherwise as
+    /// - Throws: `ENError.Code.badParameter` when the file cannot be read, otherwise as
     ///   ``init(data:limits:)``.
     public init(contentsOf url: URL, limits: ENExportLimits = .default) throws(ENError) {
         let size: Int
@@ -77,7 +77,7 @@ public struct ENExportArchive: Hashable, Sendable {
 
     /// Decodes the whole of `export.bin` (with swift-protobuf).
     ///
-    /// - Throws: ``ENCore/ENError/Code/badFormat`` naming the field or key that is wrong.
+    /// - Throws: `ENError.Code.badFormat` naming the field or key that is wrong.
     public func keyExport(limits: ENExportLimits = .default) throws(ENError) -> ENKeyExport {
         try ENKeyExport(exportBinary: exportBinary, limits: limits)
     }
@@ -89,7 +89,7 @@ public struct ENExportArchive: Hashable, Sendable {
 
     /// Decodes `export.sig`; an empty list when there is no signature file.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badFormat`` when `export.sig` is not a valid `TEKSignatureList`.
+    /// - Throws: `ENError.Code.badFormat` when `export.sig` is not a valid `TEKSignatureList`.
     public func signatures() throws(ENError) -> [ENExportSignature] {
         guard let signatureFile else { return [] }
         return try ENExportSignature.decodeList(signatureFile)
@@ -97,7 +97,7 @@ public struct ENExportArchive: Hashable, Sendable {
 
     /// The zip archive: `export.bin` then `export.sig`, both DEFLATE-compressed.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badParameter`` when there is no signature file to write.
+    /// - Throws: `ENError.Code.badParameter` when there is no signature file to write.
     public func zipData() throws(ENError) -> Data {
         guard let signatureFile else {
             throw .badParameter("an export archive needs export.sig; this one has only export.bin")

@@ -29,7 +29,7 @@ public struct ENExportKeyScanner: Sendable {
 
     /// Checks the header and the top-level structure of `exportBinary` and reads its metadata.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badFormat`` for a wrong or short header, a truncated or malformed
+    /// - Throws: `ENError.Code.badFormat` for a wrong or short header, a truncated or malformed
     ///   message, a field of the wrong type, or more keys than `limits` allow.
     public init(exportBinary: Data, limits: ENExportLimits = .default) throws(ENError) {
         guard exportBinary.count <= limits.maximumExportBinarySize else {
@@ -189,7 +189,7 @@ public struct ENExportKeyScanner: Sendable {
 
         /// The next chunk of at most the chunk size, or `nil` after the last key.
         ///
-        /// - Throws: ``ENCore/ENError/Code/badFormat`` naming the key and field when a key is malformed or
+        /// - Throws: `ENError.Code.badFormat` naming the key and field when a key is malformed or
         ///   out of range (wrong key length, rolling period outside 1...144, ...).
         public mutating func next() throws(ENError) -> [ENTemporaryExposureKey]? {
             let wanted = Int(section.rawValue)

@@ -5,7 +5,7 @@ internal import SwiftProtobuf
 extension ENExportSignature {
     /// Decodes an `export.sig`: a `TEKSignatureList` message.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badFormat`` when the bytes are not a valid `TEKSignatureList`.
+    /// - Throws: `ENError.Code.badFormat` when the bytes are not a valid `TEKSignatureList`.
     public static func decodeList(_ signatureFile: Data) throws(ENError) -> [ENExportSignature] {
         let list: PB_TEKSignatureList
         do {

@@ -28,7 +28,7 @@ public struct ENExportVerifier: Sendable {
     /// Verifies an archive's first signature over its `export.bin`.
     ///
     /// - Returns: which key verified the file, or why none did.
-    /// - Throws: ``ENCore/ENError/Code/badFormat`` when `export.sig` is not a valid `TEKSignatureList`.
+    /// - Throws: `ENError.Code.badFormat` when `export.sig` is not a valid `TEKSignatureList`.
     public func verify(_ archive: ENExportArchive) throws(ENError) -> ENExportVerificationResult {
         guard let signatureFile = archive.signatureFile else { return .missingSignatureFile }
         let signatures = try ENExportSignature.decodeList(signatureFile)

@@ -46,7 +46,7 @@ public struct ENExportWriter: Sendable {
 
     /// Writes signed files for the keys, shuffled with the system's random generator.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badParameter`` for an invalid key (naming it), no signer or more than
+    /// - Throws: `ENError.Code.badParameter` for an invalid key (naming it), no signer or more than
     ///   ten, a start after the end, or limits too small for a single key.
     public func archives(
         keys: [ENTemporaryExposureKey], revisedKeys: [ENTemporaryExposureKey] = []
@@ -62,7 +62,8 @@ public struct ENExportWriter: Sendable {
     ) throws(ENError) -> [ENExportArchive] {
         guard !signers.isEmpty else { throw .badParameter("an export file needs at least one signer") }
         guard signers.count <= Self.maximumSignerCount else {
-            throw .badParameter("an export file carries at most \(Self.maximumSignerCount) signatures, got \(signers.count)")
+            throw .badParameter(
+                "an export file carries at most \(Self.maximumSignerCount) signatures, got \(signers.count)")
         }
         guard startTimestamp <= endTimestamp else {
             throw .badParameter("start timestamp \(startTimestamp) is after end timestamp \(endTimestamp)")

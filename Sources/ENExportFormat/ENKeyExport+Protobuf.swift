@@ -8,7 +8,7 @@ extension ENKeyExport {
     /// Unknown and deprecated fields are skipped. Every key gets its effective values and is checked:
     /// 16-byte key data, rolling period 1...144 (absent means 144), transmission risk 0...8.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badFormat`` for a wrong or short header, a truncated or malformed
+    /// - Throws: `ENError.Code.badFormat` for a wrong or short header, a truncated or malformed
     ///   message, a field of the wrong type, a bad key (naming it and the field), or more keys than `limits`.
     public init(exportBinary: Data, limits: ENExportLimits = .default) throws(ENError) {
         // The scanner validates the header, the structure, the size and the key count without allocating
@@ -49,8 +49,8 @@ extension ENKeyExport {
     /// Keys are written with every field explicit (rolling period included, so that readers that do not
     /// apply the proto2 default still see 144); an unknown days-since-onset, report type or variant is omitted.
     ///
-    /// - Throws: ``ENCore/ENError/Code/badParameter`` naming the first key that fails
-    ///   ``ENCore/ENTemporaryExposureKey/validate()``.
+    /// - Throws: `ENError.Code.badParameter` naming the first key that fails
+    ///   `ENTemporaryExposureKey.validate()`.
     public func exportBinary() throws(ENError) -> Data {
         var message = PB_TemporaryExposureKeyExport()
         if let startTimestamp { message.startTimestamp = startTimestamp }
@@ -81,7 +81,7 @@ extension ENKeyExport {
         return messages
     }
 
-    /// Checks a key before it is written: ``ENCore/ENTemporaryExposureKey/validate()``, and a rolling start
+    /// Checks a key before it is written: `ENTemporaryExposureKey.validate()`, and a rolling start
     /// that fits the file's `int32` field.
     static func validateForWriting(
         _ key: ENTemporaryExposureKey, section: ENExportKeySection, index: Int
@@ -93,7 +93,8 @@ extension ENKeyExport {
         }
         guard key.rollingStartNumber.rawValue <= UInt32(Int32.max) else {
             throw .badParameter(
-                "\(section.fieldName)[\(index)]: rolling start \(key.rollingStartNumber.rawValue) does not fit an int32")
+                "\(section.fieldName)[\(index)]: rolling start \(key.rollingStartNumber.rawValue) does not fit an int32"
+            )
         }
     }
 }
@@ -113,9 +114,12 @@ extension RawExportKey {
                     let (field, wireType) = try reader.readTag(context)
                     // Field 1 is bytes, 2...6 and 8 varints. An unknown enum value (5 or 8 as a varint) lands
                     // here too, legitimately: it reads as unknown.
-                    let expected: WireReader.WireType? = field == 1 ? .lengthDelimited : [2, 3, 4, 5, 6, 8].contains(field) ? .varint : nil
+                    let expected: WireReader.WireType? =
+                        field == 1 ? .lengthDelimited : [2, 3, 4, 5, 6, 8].contains(field) ? .varint : nil
                     if let expected, expected != wireType {
-                        throw .badFormat("\(context): field \(field) has wire type \(wireType.rawValue), which its type does not allow")
+                        throw .badFormat(
+                            "\(context): field \(field) has wire type \(wireType.rawValue), which its type does not allow"
+                        )
                     }
                     try reader.skip(wireType, field: field, context)
                 }

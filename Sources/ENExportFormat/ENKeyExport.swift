@@ -4,7 +4,7 @@ public import Foundation
 /// The contents of an `export.bin`: the `TemporaryExposureKeyExport` message after the 16-byte header.
 ///
 /// Optional properties are `nil` when the field is absent from the file. Keys carry their effective values:
-/// an absent rolling period reads as 144, absent days since onset as ``ENDaysSinceOnsetOfSymptomsUnknown``.
+/// an absent rolling period reads as 144, absent days since onset as `ENDaysSinceOnsetOfSymptomsUnknown`.
 ///
 /// ```swift
 /// let export = try ENKeyExport(exportBinary: archive.exportBinary)

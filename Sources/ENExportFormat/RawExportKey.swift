@@ -3,8 +3,8 @@ import Foundation
 
 /// The fields of one `TemporaryExposureKey` message as they appear on the wire, before any defaulting.
 ///
-/// Both decoders (swift-protobuf for whole messages, ``WireReader`` for the streaming scanner) fill this and
-/// call ``makeKey(section:index:)``, so that the two agree on every effective value and every refusal.
+/// Both decoders (swift-protobuf for whole messages, `WireReader` for the streaming scanner) fill this and
+/// call `makeKey(section:index:)`, so that the two agree on every effective value and every refusal.
 struct RawExportKey {
     var keyData: Data?
     var transmissionRiskLevel: Int32?

@@ -42,7 +42,8 @@ struct ZipDirectory {
         let directorySize = Int(u32(eocd + 12))
         let directoryOffset = Int(u32(eocd + 16))
         guard directoryOffset + directorySize <= eocd else {
-            throw .badFormat("zip central directory (offset \(directoryOffset), \(directorySize) bytes) is out of bounds")
+            throw .badFormat(
+                "zip central directory (offset \(directoryOffset), \(directorySize) bytes) is out of bounds")
         }
         guard entryCount <= maximumEntries else {
             throw .badFormat("zip has \(entryCount) entries; expected only .bin and .sig")
@@ -79,9 +80,10 @@ struct ZipDirectory {
             guard dataOffset + Int(compressedSize) <= count, u16(localOffset + 8) == method else {
                 throw .badFormat("zip entry \"\(name)\" (\(compressedSize) compressed bytes) runs past the archive")
             }
-            entries.append(Entry(
-                name: name, flags: flags, method: method, compressedSize: compressedSize,
-                uncompressedSize: uncompressedSize))
+            entries.append(
+                Entry(
+                    name: name, flags: flags, method: method, compressedSize: compressedSize,
+                    uncompressedSize: uncompressedSize))
             position = next
         }
         self.entries = entries

@@ -40,7 +40,9 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .customLong("max-keys-per-file"), help: "The most keys in one file.")
     var maxKeysPerFile: Int = 750_000
 
-    @Option(name: .customLong("start-timestamp"), help: "Start of the keys' arrival window, UTC seconds (default: end - 1 day).")
+    @Option(
+        name: .customLong("start-timestamp"),
+        help: "Start of the keys' arrival window, UTC seconds (default: end - 1 day).")
     var startTimestamp: UInt64?
 
     @Option(name: .customLong("end-timestamp"), help: "End of the keys' arrival window, UTC seconds (default: now).")
@@ -118,7 +120,9 @@ struct ExportCommand: ParsableCommand {
             try printJSON(Result(files: files))
         } else {
             for file in files {
-                print("wrote \(file.path): \(file.keyCount) keys, \(file.revisedKeyCount) revised, end \(file.endTimestamp)")
+                print(
+                    "wrote \(file.path): \(file.keyCount) keys, \(file.revisedKeyCount) revised, end \(file.endTimestamp)"
+                )
             }
         }
     }

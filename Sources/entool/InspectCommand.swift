@@ -72,7 +72,8 @@ struct InspectCommand: ParsableCommand {
         print("revised:     \(result.revisedKeys.count)")
         for (label, keys) in [("key", result.keys), ("revised", result.revisedKeys)] {
             for key in keys {
-                var line = "\(label) \(key.keyData) start \(key.rollingStartIntervalNumber) period \(key.rollingPeriod ?? 144)"
+                var line =
+                    "\(label) \(key.keyData) start \(key.rollingStartIntervalNumber) period \(key.rollingPeriod ?? 144)"
                 line += " risk \(key.transmissionRiskLevel ?? 0)"
                 if let type = key.reportType { line += " report \(type)" }
                 if let days = key.daysSinceOnsetOfSymptoms { line += " onset \(days)" }

@@ -22,7 +22,9 @@ func expectRefusal(
 
 @Suite("Bad input is refused with a reason")
 struct BadInputTests {
-    var ens: ENExportArchive { get throws { try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip")) } }
+    var ens: ENExportArchive {
+        get throws { try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip")) }
+    }
 
     /// An export.bin with one key message built from raw protobuf bytes.
     func binary(withKey keyMessage: [UInt8]) -> Data {
@@ -102,8 +104,10 @@ struct BadInputTests {
 
     @Test("keys of the wrong length, or missing")
     func keyLength() {
-        bothReaders(binary(withKey: [0x0A, 0x0F] + [UInt8](repeating: 1, count: 15) + startField), containing: "15 bytes")
-        bothReaders(binary(withKey: [0x0A, 0x11] + [UInt8](repeating: 1, count: 17) + startField), containing: "17 bytes")
+        bothReaders(
+            binary(withKey: [0x0A, 0x0F] + [UInt8](repeating: 1, count: 15) + startField), containing: "15 bytes")
+        bothReaders(
+            binary(withKey: [0x0A, 0x11] + [UInt8](repeating: 1, count: 17) + startField), containing: "17 bytes")
         bothReaders(binary(withKey: startField), containing: "key_data is missing")
     }
 
@@ -132,7 +136,9 @@ struct BadInputTests {
     func zipEntries() throws {
         let bin = try ens.exportBinary
         let sig = try #require(try ens.signatureFile)
-        func zip(_ entries: [(String, Data)]) -> Data { TestZip.make(entries.map { TestZip.Entry(name: $0.0, data: $0.1) }) }
+        func zip(_ entries: [(String, Data)]) -> Data {
+            TestZip.make(entries.map { TestZip.Entry(name: $0.0, data: $0.1) })
+        }
 
         // The stored-entry zip builder itself produces readable archives.
         #expect(try ENExportArchive(data: zip([("export.bin", bin), ("export.sig", sig)])) == (try ens))
@@ -142,7 +148,8 @@ struct BadInputTests {
         expectRefusal(containing: "no export.sig") { _ = try ENExportArchive(data: zip([("export.bin", bin)])) }
         expectRefusal(containing: "no export.bin") { _ = try ENExportArchive(data: zip([("export.sig", sig)])) }
         expectRefusal(containing: "3 entries") {
-            _ = try ENExportArchive(data: zip([("export.bin", bin), ("export.sig", sig), ("readme.txt", Data("hi".utf8))]))
+            _ = try ENExportArchive(
+                data: zip([("export.bin", bin), ("export.sig", sig), ("readme.txt", Data("hi".utf8))]))
         }
         expectRefusal(containing: "unexpected entry") {
             _ = try ENExportArchive(data: zip([("export.bin", bin), ("readme.txt", Data("hi".utf8))]))
@@ -175,16 +182,21 @@ struct BadInputTests {
         let sig = try #require(try ens.signatureFile)
         let small = ENExportLimits(maximumExportBinarySize: 100)
         expectRefusal(containing: "over the limit of 100") {
-            _ = try ENExportArchive(data: TestZip.make([.init(name: "export.bin", data: bin), .init(name: "export.sig", data: sig)]), limits: small)
+            _ = try ENExportArchive(
+                data: TestZip.make([.init(name: "export.bin", data: bin), .init(name: "export.sig", data: sig)]),
+                limits: small)
         }
         expectRefusal(containing: "over the limit") {
-            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip"), limits: ENExportLimits(maximumFileSize: 1000))
+            _ = try ENExportArchive(
+                data: try fixture("cwa-android/keys.bin.zip"), limits: ENExportLimits(maximumFileSize: 1000))
         }
         expectRefusal(containing: "more than 1000 keys") {
-            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyScanner(limits: ENExportLimits(maximumKeyCount: 1000))
+            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyScanner(
+                limits: ENExportLimits(maximumKeyCount: 1000))
         }
         expectRefusal(containing: "more than 1000 keys") {
-            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyExport(limits: ENExportLimits(maximumKeyCount: 1000))
+            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyExport(
+                limits: ENExportLimits(maximumKeyCount: 1000))
         }
     }
 

@@ -106,9 +106,36 @@ struct RealFileTests {
         #expect(second.rollingStartNumber == 2_649_866)
         #expect(second.rollingPeriod == 114)
         #expect(second.transmissionRiskLevel == 1)
-        #expect(export.signatureInfos == [
-            ENExportSignatureInfo(verificationKeyID: "some_id", verificationKeyVersion: "1")
+        #expect(
+            export.signatureInfos == [
+                ENExportSignatureInfo(verificationKeyID: "some_id", verificationKeyVersion: "1")
+            ])
+    }
+
+    @Test(
+        "both ENS examples hold exactly the keys of the keys.json that produced them",
+        arguments: [
+            "ens-example", "ens-example-2020-05-20",
         ])
+    func ensKeysJSON(directory: String) throws {
+        struct Published: Decodable {
+            struct Key: Decodable {
+                var key: String
+                var rollingStartNumber: UInt32
+                var rollingPeriod: UInt32
+                var transmissionRisk: UInt8
+            }
+            var temporaryExposureKeys: [Key]
+        }
+        let published = try JSONDecoder().decode(Published.self, from: try fixture("\(directory)/keys.json"))
+        let expected = try published.temporaryExposureKeys.map { key in
+            ENTemporaryExposureKey(
+                keyData: try #require(Data(base64Encoded: key.key)),
+                rollingStartNumber: ENIntervalNumber(key.rollingStartNumber),
+                rollingPeriod: key.rollingPeriod, transmissionRiskLevel: key.transmissionRisk)
+        }
+        let export = try ENExportArchive(data: try fixture("\(directory)/testExport-2-records-1-of-1.zip")).keyExport()
+        #expect(sorted(export.keys) == sorted(expected))
     }
 
     @Test("legacy SignatureInfo fields 1 and 2 are skipped")

@@ -29,20 +29,26 @@ struct RealExportFile: Sendable, CustomTestStringConvertible {
     var testDescription: String { path }
 
     static let all: [RealExportFile] = [
-        .init(path: "ens-example/testExport-2-records-1-of-1.zip", keyCount: 2, region: "US", isSigned: true,
-              publicKey: "ens-example/public.pem"),
-        .init(path: "ens-example-2020-05-20/testExport-2-records-1-of-1.zip", keyCount: 2, region: "US",
-              isSigned: true, publicKey: "ens-example/public.pem"),
-        .init(path: "en-internals/sample_diagnosis_key_file.zip", keyCount: 140, region: "US", isSigned: true,
-              publicKey: "en-internals/pubkey_310-v1.pem"),
-        .init(path: "en-android/sample_diagnosis_key_file_174cf0d.zip", keyCount: 110, region: "US", isSigned: true,
-              publicKey: "en-internals/pubkey_ExampleServer-v1.pem"),
-        .init(path: "xamarin-signed-example/export.zip", keyCount: 2, region: "US", isSigned: true,
-              publicKey: "xamarin-signed-example/public.pem"),
+        .init(
+            path: "ens-example/testExport-2-records-1-of-1.zip", keyCount: 2, region: "US", isSigned: true,
+            publicKey: "ens-example/public.pem"),
+        .init(
+            path: "ens-example-2020-05-20/testExport-2-records-1-of-1.zip", keyCount: 2, region: "US",
+            isSigned: true, publicKey: "ens-example/public.pem"),
+        .init(
+            path: "en-internals/sample_diagnosis_key_file.zip", keyCount: 140, region: "US", isSigned: true,
+            publicKey: "en-internals/pubkey_310-v1.pem"),
+        .init(
+            path: "en-android/sample_diagnosis_key_file_174cf0d.zip", keyCount: 110, region: "US", isSigned: true,
+            publicKey: "en-internals/pubkey_ExampleServer-v1.pem"),
+        .init(
+            path: "xamarin-signed-example/export.zip", keyCount: 2, region: "US", isSigned: true,
+            publicKey: "xamarin-signed-example/public.pem"),
         .init(path: "cwa-android/keys.bin.zip", keyCount: 24_131, region: "DE", isSigned: true, publicKey: nil),
         .init(path: "en-internals/app_raw_export.bin", keyCount: 110, region: "US", isSigned: false, publicKey: nil),
-        .init(path: "en-internals/cpp_testdata_export.bin", keyCount: 200, region: "US", isSigned: false,
-              publicKey: nil),
+        .init(
+            path: "en-internals/cpp_testdata_export.bin", keyCount: 200, region: "US", isSigned: false,
+            publicKey: nil),
         .init(path: "immuni/export.bin", keyCount: 3, region: "222", isSigned: false, publicKey: nil),
     ]
 

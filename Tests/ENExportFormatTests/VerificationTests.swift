@@ -16,7 +16,9 @@ struct VerificationTests {
     func verifiesWithPublishedKey(file: RealExportFile) throws {
         let archive = try ENExportArchive(data: try fixture(file.path))
         let key = try publicKey(try #require(file.publicKey))
-        let verifier = ENExportVerifier(trustedKeys: [ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: key)])
+        let verifier = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: key)
+        ])
         let result = try verifier.verify(archive)
         #expect(result.isVerified, "\(result)")
     }
@@ -50,7 +52,8 @@ struct VerificationTests {
         try #require(try archive.signatures().first).signature.write(to: sig)
         for path in RealExportFile.publicKeys {
             let pem = try fixtureURL(path).path
-            guard let run = try runTool("openssl", ["dgst", "-sha256", "-verify", pem, "-signature", sig.path, bin.path])
+            guard
+                let run = try runTool("openssl", ["dgst", "-sha256", "-verify", pem, "-signature", sig.path, bin.path])
             else {
                 print("note: openssl is not installed; skipping the openssl cross-check")
                 return
@@ -59,7 +62,8 @@ struct VerificationTests {
                 ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: try publicKey(path))
             ])
             #expect((run.status == 0) == (try verifier.verify(archive).isVerified), "\(path)")
-            let sameKey = try publicKey(path).derRepresentation == publicKey(try #require(file.publicKey)).derRepresentation
+            let sameKey =
+                try publicKey(path).derRepresentation == publicKey(try #require(file.publicKey)).derRepresentation
             #expect((run.status == 0) == sameKey, "\(path)")
         }
     }
@@ -69,13 +73,17 @@ struct VerificationTests {
         let archive = try ENExportArchive(data: try fixture("en-internals/sample_diagnosis_key_file.zip"))
         let key = try publicKey("en-internals/pubkey_310-v1.pem")
         let info = ENExportSignatureInfo(verificationKeyID: "310", verificationKeyVersion: "v1")
-        let exact = ENExportVerifier(trustedKeys: [ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: key)])
+        let exact = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: key)
+        ])
         #expect(try exact.verify(archive) == .verified(info))
         let wrongVersion = ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(keyID: "310", keyVersion: "v2", publicKey: key)
         ])
         #expect(try wrongVersion.verify(archive) == .unknownKey(info))
-        let wrongID = ENExportVerifier(trustedKeys: [ENExportVerificationKey(keyID: "311", keyVersion: "v1", publicKey: key)])
+        let wrongID = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(keyID: "311", keyVersion: "v1", publicKey: key)
+        ])
         #expect(try wrongID.verify(archive) == .unknownKey(info))
         // The right id and version with the wrong public key: a mismatch, not an unknown key.
         let other = try publicKey("ens-example/public.pem")
@@ -147,7 +155,8 @@ struct VerificationTests {
     func tamperedKey() throws {
         var archive = try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip"))
         let verifier = ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(keyID: "some_id", keyVersion: "1", publicKey: try publicKey("ens-example/public.pem"))
+            ENExportVerificationKey(
+                keyID: "some_id", keyVersion: "1", publicKey: try publicKey("ens-example/public.pem"))
         ])
         #expect(try verifier.verify(archive).isVerified)
         var export = try archive.keyExport()

@@ -15,7 +15,8 @@ struct WriterTests {
     func ensVerifier() throws -> ENExportVerifier {
         let pem = String(decoding: try fixture("ens-example/public.pem"), as: UTF8.self)
         return ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(keyID: "some_id", keyVersion: "1", publicKey: try P256VerifyingKey(pemRepresentation: pem))
+            ENExportVerificationKey(
+                keyID: "some_id", keyVersion: "1", publicKey: try P256VerifyingKey(pemRepresentation: pem))
         ])
     }
 
@@ -44,7 +45,11 @@ struct WriterTests {
         try reread.exportBinary.write(to: bin)
         try #require(try reread.signatures().first).signature.write(to: sig)
         if let run = try runTool(
-            "openssl", ["dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature", sig.path, bin.path])
+            "openssl",
+            [
+                "dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature", sig.path,
+                bin.path,
+            ])
         {
             #expect(run.status == 0, "\(String(decoding: run.stdout + run.stderr, as: UTF8.self))")
             #expect(String(decoding: run.stdout, as: UTF8.self).contains("Verified OK"))
@@ -52,8 +57,13 @@ struct WriterTests {
             var tampered = reread.exportBinary
             tampered[tampered.count - 1] ^= 0x01
             try tampered.write(to: bin)
-            let bad = try #require(try runTool(
-                "openssl", ["dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature", sig.path, bin.path]))
+            let bad = try #require(
+                try runTool(
+                    "openssl",
+                    [
+                        "dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature",
+                        sig.path, bin.path,
+                    ]))
             #expect(bad.status != 0)
         } else {
             print("note: openssl is not installed; skipping the openssl cross-check")
@@ -138,7 +148,9 @@ struct WriterTests {
         #expect(sorted(readKeys) == sorted(keys))
         #expect(sorted(readRevised) == sorted(revised))
         #expect(ends.count == archives.count)
-        #expect(archives.count == max(1, (keys.count + revised.count + writer.maximumKeysPerFile - 1) / writer.maximumKeysPerFile))
+        #expect(
+            archives.count
+                == max(1, (keys.count + revised.count + writer.maximumKeysPerFile - 1) / writer.maximumKeysPerFile))
     }
 
     @Test("keys are written in random order, not grouped as given")
@@ -209,16 +221,29 @@ struct WriterTests {
         let good = ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 2_650_000)
         let cases: [(ENExportWriter, [ENTemporaryExposureKey], String)] = [
             (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: []), [good], "signer"),
-            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: Array(repeating: signer, count: 11)),
-             [good], "at most 10"),
+            (
+                ENExportWriter(
+                    region: "US", startTimestamp: 0, endTimestamp: 1, signers: Array(repeating: signer, count: 11)),
+                [good], "at most 10"
+            ),
             (ENExportWriter(region: "US", startTimestamp: 5, endTimestamp: 1, signers: [signer]), [good], "after"),
-            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
-             [good, ENTemporaryExposureKey(keyData: Data(count: 15), rollingStartNumber: 1)], "keys[1]"),
-            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
-             [ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)], "rolling period"),
-            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
-             [ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(rawValue: 0x8000_0000))],
-             "int32"),
+            (
+                ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
+                [good, ENTemporaryExposureKey(keyData: Data(count: 15), rollingStartNumber: 1)], "keys[1]"
+            ),
+            (
+                ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
+                [ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)],
+                "rolling period"
+            ),
+            (
+                ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
+                [
+                    ENTemporaryExposureKey(
+                        keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(rawValue: 0x8000_0000))
+                ],
+                "int32"
+            ),
         ]
         for (writer, keys, reason) in cases {
             do {

@@ -7,7 +7,9 @@ struct ExportCommandTests {
     func roundTrip() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let inspected = try runEntool(["inspect", try fixtureURL("export/testExport-2-records-1-of-1.zip").path, "--json"])
+        let inspected = try runEntool([
+            "inspect", try fixtureURL("export/testExport-2-records-1-of-1.zip").path, "--json",
+        ])
         let original = try #require(try inspected.json() as? [String: Any])
         let keysFile = dir.appendingPathComponent("keys.json")
         try JSONSerialization.data(withJSONObject: original["keys"]!).write(to: keysFile)
@@ -21,17 +23,20 @@ struct ExportCommandTests {
         let files = try #require((try exported.json() as? [String: Any])?["files"] as? [[String: Any]])
         #expect(files.count == 1)
         #expect(files.first?["path"] as? String == output.path)
-        let verified = try runEntool(["verify", output.path, "--public-key", try fixtureURL("export/public.pem").path,
-                                      "--key-id", "some_id", "--key-version", "1"])
+        let verified = try runEntool([
+            "verify", output.path, "--public-key", try fixtureURL("export/public.pem").path,
+            "--key-id", "some_id", "--key-version", "1",
+        ])
         #expect(verified.status == 0, "\(verified.stderr)")
         let reread = try #require(try runEntool(["inspect", output.path, "--json"]).json() as? [String: Any])
         for field in ["startTimestamp", "endTimestamp", "region", "batchNum", "batchSize"] {
             #expect("\(reread[field]!)" == "\(original[field]!)", "\(field)")
         }
         func keySet(_ object: [String: Any]) -> Set<String> {
-            Set((object["keys"] as? [[String: Any]] ?? []).map { key in
-                key.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
-            })
+            Set(
+                (object["keys"] as? [[String: Any]] ?? []).map { key in
+                    key.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+                })
         }
         #expect(keySet(reread) == keySet(original))
         #expect(keySet(reread).count == 2)
@@ -74,17 +79,22 @@ struct ExportCommandTests {
         let files = try #require((try result.json() as? [String: Any])?["files"] as? [[String: Any]])
         #expect(files.map { $0["keyCount"] as? Int } == [10, 10, 5])
         #expect(Set(files.compactMap { $0["endTimestamp"] as? Int }) == [1_000_000, 1_000_001, 1_000_002])
-        #expect(files.compactMap { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } }
-            == ["batch-1.zip", "batch-2.zip", "batch-3.zip"])
+        #expect(
+            files.compactMap { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } }
+                == ["batch-1.zip", "batch-2.zip", "batch-3.zip"])
         var seen: [[String: Any]] = []
         for file in files {
             let path = try #require(file["path"] as? String)
-            #expect(try runEntool(["verify", path, "--public-key", try fixtureURL("export/public.pem").path]).status == 0)
-            seen += try #require((try runEntool(["inspect", path, "--json"]).json() as? [String: Any])?["keys"] as? [[String: Any]])
+            #expect(
+                try runEntool(["verify", path, "--public-key", try fixtureURL("export/public.pem").path]).status == 0)
+            seen += try #require(
+                (try runEntool(["inspect", path, "--json"]).json() as? [String: Any])?["keys"] as? [[String: Any]])
         }
         #expect(Set(seen.compactMap { $0["keyData"] as? String }) == Set(keys.compactMap { $0["keyData"] as? String }))
         #expect(seen.allSatisfy { $0["reportType"] as? Int == 1 })
-        #expect(Set(seen.compactMap { $0["daysSinceOnsetOfSymptoms"] as? Int }) == Set(keys.compactMap { $0["daysSinceOnsetOfSymptoms"] as? Int }))
+        #expect(
+            Set(seen.compactMap { $0["daysSinceOnsetOfSymptoms"] as? Int })
+                == Set(keys.compactMap { $0["daysSinceOnsetOfSymptoms"] as? Int }))
     }
 
     @Test("bad keys, bad JSON and a bad signing key exit 2 naming the problem, and write nothing")
@@ -103,10 +113,12 @@ struct ExportCommandTests {
         let short = try run(#"[{"keyData": "00112233", "rollingStartIntervalNumber": 1}]"#)
         #expect(short.status == 2)
         #expect(short.stderr.contains("keys[0].keyData"))
-        let period = try run(#"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "rollingPeriod": 0}]"#)
+        let period = try run(
+            #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "rollingPeriod": 0}]"#)
         #expect(period.status == 2)
         #expect(period.stderr.contains("rolling period"))
-        let report = try run(#"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "reportType": 9}]"#)
+        let report = try run(
+            #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "reportType": 9}]"#)
         #expect(report.status == 2)
         #expect(report.stderr.contains("reportType"))
         let notJSON = try run("{oops")

@@ -14,7 +14,13 @@ struct InspectCommandTests {
         #expect(object["batchNum"] as? Int == 1)
         #expect(object["batchSize"] as? Int == 1)
         let infos = try #require(object["signatureInfos"] as? [[String: String]])
-        #expect(infos == [["verificationKeyId": "some_id", "verificationKeyVersion": "1", "signatureAlgorithm": "1.2.840.10045.4.3.2"]])
+        #expect(
+            infos == [
+                [
+                    "verificationKeyId": "some_id", "verificationKeyVersion": "1",
+                    "signatureAlgorithm": "1.2.840.10045.4.3.2",
+                ]
+            ])
         let keys = try #require(object["keys"] as? [[String: Any]])
         #expect(keys.count == 2)
         let first = try #require(keys.first { $0["keyData"] as? String == "172fc480e598490c34177604339b1543" })

@@ -9,7 +9,9 @@ struct VerifyCommandTests {
         let key = try fixtureURL("export/pubkey_310-v1.pem").path
         let plain = try runEntool(["verify", file, "--public-key", key])
         #expect(plain.status == 0, "\(plain.stderr)")
-        let scoped = try runEntool(["verify", file, "--public-key", key, "--key-id", "310", "--key-version", "v1", "--json"])
+        let scoped = try runEntool([
+            "verify", file, "--public-key", key, "--key-id", "310", "--key-version", "v1", "--json",
+        ])
         #expect(scoped.status == 0, "\(scoped.stderr)")
         let object = try #require(try scoped.json() as? [String: Any])
         #expect(object["verified"] as? Bool == true)
@@ -21,13 +23,20 @@ struct VerifyCommandTests {
     @Test("exits 1 for the wrong key, the wrong key id, or no export.sig, saying why")
     func doesNotVerify() throws {
         let file = try fixtureURL("export/sample_diagnosis_key_file.zip").path
-        let wrongKey = try runEntool(["verify", file, "--public-key", try fixtureURL("export/public.pem").path, "--json"])
+        let wrongKey = try runEntool([
+            "verify", file, "--public-key", try fixtureURL("export/public.pem").path, "--json",
+        ])
         #expect(wrongKey.status == 1)
         #expect((try wrongKey.json() as? [String: Any])?["result"] as? String == "signatureMismatch")
-        let wrongID = try runEntool(["verify", file, "--public-key", try fixtureURL("export/pubkey_310-v1.pem").path, "--key-id", "999"])
+        let wrongID = try runEntool([
+            "verify", file, "--public-key", try fixtureURL("export/pubkey_310-v1.pem").path, "--key-id", "999",
+        ])
         #expect(wrongID.status == 1)
         #expect(wrongID.stderr.contains("no allowed key"))
-        let bare = try runEntool(["verify", try fixtureURL("export/export.bin").path, "--public-key", try fixtureURL("export/public.pem").path])
+        let bare = try runEntool([
+            "verify", try fixtureURL("export/export.bin").path, "--public-key",
+            try fixtureURL("export/public.pem").path,
+        ])
         #expect(bare.status == 1)
         #expect(bare.stderr.contains("no export.sig"))
     }
@@ -36,11 +45,16 @@ struct VerifyCommandTests {
     func tamperedAndMalformed() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let bomb = try runEntool(["verify", try fixtureURL("export/bomb-inflated.zip").path, "--public-key", try fixtureURL("export/public.pem").path])
+        let bomb = try runEntool([
+            "verify", try fixtureURL("export/bomb-inflated.zip").path, "--public-key",
+            try fixtureURL("export/public.pem").path,
+        ])
         #expect(bomb.status == 2)
         let notPEM = dir.appendingPathComponent("key.pem")
         try Data("not a key".utf8).write(to: notPEM)
-        let badKey = try runEntool(["verify", try fixtureURL("export/testExport-2-records-1-of-1.zip").path, "--public-key", notPEM.path])
+        let badKey = try runEntool([
+            "verify", try fixtureURL("export/testExport-2-records-1-of-1.zip").path, "--public-key", notPEM.path,
+        ])
         #expect(badKey.status == 2)
         let noKey = try runEntool(["verify", try fixtureURL("export/testExport-2-records-1-of-1.zip").path])
         #expect(noKey.status == 2)
