@@ -72,6 +72,15 @@ let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in
     }
     var scanDetails = details(scan, bytes: binarySize)
     scanDetails["target"] = ">= 2M keys/s"
+    // The machine may be shared: also report the best rate in this thread's CPU time (one core's work).
+    var bestCPU = Double.infinity
+    for _ in 0..<context.iterations {
+        let before = threadCPUSeconds()
+        var chunks = try ENExportKeyScanner(exportBinary: reread.exportBinary, limits: limits).chunks(ofSize: 4096)
+        while let chunk = try chunks.next() { blackHole(chunk.count) }
+        bestCPU = min(bestCPU, threadCPUSeconds() - before)
+    }
+    scanDetails["cpu-time keys/s"] = String(format: "%.2fM", Double(keyCount) / bestCPU / 1e6)
     report.add(
         BenchmarkResult(
             suite: "export", name: "parse keys, streaming scanner (4096-key chunks)", unit: "key", best: scan.best,
@@ -103,6 +112,13 @@ let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in
         BenchmarkResult(
             suite: "export", name: "zip -> verify -> all keys", unit: "key", best: endToEnd.best,
             median: endToEnd.median, details: details(endToEnd, bytes: zip.count)))
+}
+
+/// This thread's CPU time in seconds.
+private func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// SplitMix64, so that the generated file is the same on every run.

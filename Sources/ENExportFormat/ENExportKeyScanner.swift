@@ -130,7 +130,21 @@ public struct ENExportKeyScanner: Sendable {
     static func readKey(
         _ buffer: UnsafeRawBufferPointer, _ range: Range<Int>, section: ENExportKeySection, index: Int
     ) throws(ENError) -> ENTemporaryExposureKey {
-        let context = "export.bin \(section.fieldName)[\(index)]"
+        do {
+            return try readKeyFields(buffer, range).makeKey(section: section, index: index)
+        } catch {
+            // Name the key only on failure: building the text for every key would cost more than decoding it.
+            guard error.reason.hasPrefix("TemporaryExposureKey") else { throw error }
+            throw .badFormat("export.bin \(section.fieldName)[\(index)]" + error.reason.dropFirst(20))
+        }
+    }
+
+    /// The fields of one `TemporaryExposureKey` message.
+    @inline(__always)
+    private static func readKeyFields(
+        _ buffer: UnsafeRawBufferPointer, _ range: Range<Int>
+    ) throws(ENError) -> RawExportKey {
+        let context = "TemporaryExposureKey"
         var reader = WireReader(buffer, from: range.lowerBound, to: range.upperBound)
         var raw = RawExportKey()
         while !reader.isAtEnd {
@@ -162,7 +176,7 @@ public struct ENExportKeyScanner: Sendable {
                 try reader.skip(wireType, field: field, context)
             }
         }
-        return try raw.makeKey(section: section, index: index)
+        return raw
     }
 
     /// An iterator over the keys of one section, `size` keys at a time.
