@@ -64,7 +64,7 @@ public struct ENExportArchive: Hashable, Sendable {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url, options: .mappedIfSafe)
+            data = try Data(contentsOf: url)
         } catch {
             throw .badParameter("cannot read \(url.path): \(error.localizedDescription)")
         }

@@ -25,7 +25,12 @@ struct ZipDirectory {
 
     /// Reads the directory, refusing anything out of bounds, encrypted, ZIP64, or with more than `maximumEntries`.
     init(_ data: Data, maximumEntries: Int) throws(ENError) {
-        let bytes = [UInt8](data)
+        entries = try data.withBytes { (bytes) throws(ENError) in
+            try Self.readEntries(bytes, maximumEntries: maximumEntries)
+        }
+    }
+
+    private static func readEntries(_ bytes: UnsafeRawBufferPointer, maximumEntries: Int) throws(ENError) -> [Entry] {
         let count = bytes.count
         func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
         func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
@@ -68,7 +73,9 @@ struct ZipDirectory {
             guard next <= directoryEnd else {
                 throw .badFormat("zip central directory entry \(index) runs past the directory")
             }
-            let name = String(decoding: bytes[(position + 46)..<(position + 46 + nameLength)], as: UTF8.self)
+            let name = String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[(position + 46)..<(position + 46 + nameLength)]),
+                as: UTF8.self)
             guard flags & 1 == 0 else { throw .badFormat("zip entry \"\(name)\" is encrypted") }
             guard method == 0 || method == 8 else {
                 throw .badFormat("zip entry \"\(name)\" uses compression method \(method); expected deflate or stored")
@@ -86,6 +93,6 @@ struct ZipDirectory {
                     uncompressedSize: uncompressedSize))
             position = next
         }
-        self.entries = entries
+        return entries
     }
 }
