@@ -207,6 +207,31 @@ struct BadInputTests {
         }
     }
 
+    @Test("corrupting the zip structure (headers, central directory, end record) never crashes")
+    func zipStructureFuzz() throws {
+        var rng = SeededGenerator(seed: 515)
+        let original = try fixture("ens-example/testExport-2-records-1-of-1.zip")
+        // The structural bytes: both local headers, the central directory and the end record.
+        let binHeader = 0..<40
+        let structure = Array(binHeader) + Array((original.count - 134)..<original.count)
+        var outcomes = [0, 0]
+        for _ in 0..<3000 {
+            var data = original
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let index = structure.randomElement(using: &rng)!
+                data[index] = Bool.random(using: &rng) ? UInt8.random(in: 0...255, using: &rng) : 0xFF
+            }
+            do {
+                _ = try ENExportArchive(data: data)
+                outcomes[0] += 1
+            } catch {
+                #expect(error.code == .badFormat, "\(error)")
+                outcomes[1] += 1
+            }
+        }
+        #expect(outcomes[1] > 0)
+    }
+
     @Test("random corruptions of real files never crash: they read or are refused with badFormat")
     func fuzz() throws {
         var rng = SeededGenerator(seed: 2026)
