@@ -19,6 +19,7 @@ struct Entool: AsyncParsableCommand {
         subcommands: [
             DeriveCommand.self,
             KeygenCommand.self,
+            ScoreCommand.self,
         ]
     )
 
