@@ -68,7 +68,8 @@ extension ENExposureConfiguration {
                 "infectiousnessForDaysSinceOnsetOfSymptoms keys must be -14...14 or unknown, got \(day)")
         }
         guard daysSinceLastExposureThreshold >= 0 else {
-            throw .badParameter("daysSinceLastExposureThreshold must not be negative, got \(daysSinceLastExposureThreshold)")
+            throw .badParameter(
+                "daysSinceLastExposureThreshold must not be negative, got \(daysSinceLastExposureThreshold)")
         }
     }
 
@@ -81,7 +82,8 @@ extension ENExposureConfiguration {
 
     private static func check(_ name: String, _ value: Double, within range: ClosedRange<Double>) throws(ENError) {
         guard range.contains(value) else {
-            throw .badParameter("\(name) must be \(format(range.lowerBound))...\(format(range.upperBound)), got \(value)")
+            throw .badParameter(
+                "\(name) must be \(format(range.lowerBound))...\(format(range.upperBound)), got \(value)")
         }
     }
 

@@ -1,5 +1,5 @@
-public import Foundation
 public import ENCore
+public import Foundation
 
 /// A stretch of an exposure spent at one attenuation: the unit version 1 scoring measures.
 public struct ENAttenuationSegment: Hashable, Sendable {

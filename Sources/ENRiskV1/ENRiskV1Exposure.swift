@@ -49,7 +49,8 @@ public struct ENRiskV1Exposure: Hashable, Sendable {
             date: Date(timeIntervalSince1970: day),
             transmissionRiskLevel: match.key.transmissionRiskLevel,
             attenuationSegments: scans.map {
-                ENAttenuationSegment(attenuation: $0.typicalAttenuation, duration: TimeInterval($0.secondsSinceLastScan))
+                ENAttenuationSegment(
+                    attenuation: $0.typicalAttenuation, duration: TimeInterval($0.secondsSinceLastScan))
             },
             diagnosisReportType: match.key.diagnosisReportType,
             daysSinceOnsetOfSymptoms: match.key.daysSinceOnsetOfSymptoms)

@@ -46,7 +46,8 @@ struct ScoreCommand: ParsableCommand {
         let configuration = try ENExposureConfiguration(jsonData: readInputFile(config, what: "configuration"))
         let inputData = try readInputFile(input, what: "input")
         guard let date = ScoreInput.parseTimestamp(now) else {
-            throw EntoolFailure.badInput("--now must be an ISO 8601 date and time such as 2020-07-10T12:00:00Z, got '\(now)'")
+            throw EntoolFailure.badInput(
+                "--now must be an ISO 8601 date and time such as 2020-07-10T12:00:00Z, got '\(now)'")
         }
         switch version {
         case .v1:
@@ -62,9 +63,11 @@ struct ScoreCommand: ParsableCommand {
         let summary = result.summary
         print("matched keys               \(summary.matchedKeyCount)")
         print("days since last exposure   \(summary.daysSinceLastExposure)")
-        print("maximum risk score         \(summary.maximumRiskScore) (full range \(summary.maximumRiskScoreFullRange))")
+        print(
+            "maximum risk score         \(summary.maximumRiskScore) (full range \(summary.maximumRiskScoreFullRange))")
         print("risk score sum (full)      \(summary.riskScoreSumFullRange)")
-        print("attenuation durations (s)  \(summary.attenuationDurations.map { String(Int($0)) }.joined(separator: " "))")
+        print(
+            "attenuation durations (s)  \(summary.attenuationDurations.map { String(Int($0)) }.joined(separator: " "))")
         for info in result.exposureInfo {
             print(
                 "\(info.date)  duration \(Int(info.duration)) s  attenuation value \(info.attenuationValue)  "
@@ -151,7 +154,8 @@ enum ScoreInput {
             let path = "windows[\(index)]"
             guard let reportType = UInt32(exactly: window.diagnosisReportType).flatMap(ENDiagnosisReportType.init)
             else {
-                throw ENError.badParameter("\(path).diagnosisReportType must be 0...5, got \(window.diagnosisReportType)")
+                throw ENError.badParameter(
+                    "\(path).diagnosisReportType must be 0...5, got \(window.diagnosisReportType)")
             }
             guard let infectiousness = UInt32(exactly: window.infectiousness).flatMap(ENInfectiousness.init) else {
                 throw ENError.badParameter("\(path).infectiousness must be 0...2, got \(window.infectiousness)")

@@ -269,7 +269,8 @@ struct SummaryTests {
         func matched(_ date: Date, rssi: Int8) -> ENMatchedSighting {
             ENMatchedSighting(
                 sighting: ENSighting(
-                    rpi: RollingProximityIdentifier(lowWord: 0, highWord: 0), aem: AssociatedEncryptedMetadata(rawValue: 0),
+                    rpi: RollingProximityIdentifier(lowWord: 0, highWord: 0),
+                    aem: AssociatedEncryptedMetadata(rawValue: 0),
                     timestamp: date, rssi: rssi),
                 derivedInterval: ENIntervalNumber(date: date), txPower: 8)
         }
@@ -300,9 +301,11 @@ struct SummaryTests {
     @Test("The earlier sample configuration (weights 50) multiplies every level value by 50")
     func earlierConfiguration() throws {
         let url = try #require(
-            Bundle.module.url(forResource: "exposure-configuration-earlier", withExtension: "json", subdirectory: "Fixtures"))
+            Bundle.module.url(
+                forResource: "exposure-configuration-earlier", withExtension: "json", subdirectory: "Fixtures"))
         let configuration = try ENExposureConfiguration(jsonData: Data(contentsOf: url))
-        let info = ENRiskV1.exposureInfo(for: exposure(daysAgo: 20, trl: 0, [(80, 60)]), configuration: configuration, now: day0)
+        let info = ENRiskV1.exposureInfo(
+            for: exposure(daysAgo: 20, trl: 0, [(80, 60)]), configuration: configuration, now: day0)
         let expected: Double = 1 * 50 * 1 * 50 * 2 * 50 * 1 * 50
         #expect(info.totalRiskScoreFullRange == expected)
         #expect(info.totalRiskScore == 255)

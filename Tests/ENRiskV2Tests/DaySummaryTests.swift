@@ -72,8 +72,11 @@ struct DaySummaryTests {
         let days = ENRiskV2.daySummaries(for: windows, configuration: configuration, now: day0 + 2 * 86_400)
         #expect(days.map(\.date) == [day0, day0 + 86_400])
         let first = days[0]
-        #expect(first.confirmedTestSummary == ENExposureSummaryItem(maximumScore: 300, scoreSum: 420, weightedDurationSum: 420))
-        #expect(first.selfReportedSummary == ENExposureSummaryItem(maximumScore: 60, scoreSum: 60, weightedDurationSum: 60))
+        #expect(
+            first.confirmedTestSummary
+                == ENExposureSummaryItem(maximumScore: 300, scoreSum: 420, weightedDurationSum: 420))
+        #expect(
+            first.selfReportedSummary == ENExposureSummaryItem(maximumScore: 60, scoreSum: 60, weightedDurationSum: 60))
         #expect(first.confirmedClinicalDiagnosisSummary == nil)
         #expect(first.recursiveSummary == nil)
         #expect(first.daySummary == ENExposureSummaryItem(maximumScore: 300, scoreSum: 480, weightedDurationSum: 480))
@@ -128,7 +131,8 @@ struct DaySummaryTests {
         configuration.infectiousnessStandardWeight = 150
         let cases: [(Int, Double, Double)] = [(0, 0, 0), (1, 60, 60), (60, 60, 120), (61, 120, 120), (119, 120, 180)]
         for (seconds, weighted, score) in cases {
-            let days = ENRiskV2.daySummaries(for: [window([scan(40, seconds)])], configuration: configuration, now: day0)
+            let days = ENRiskV2.daySummaries(
+                for: [window([scan(40, seconds)])], configuration: configuration, now: day0)
             #expect(days.first?.daySummary.weightedDurationSum == weighted, "\(seconds) s")
             #expect(days.first?.daySummary.maximumScore == score, "\(seconds) s")
         }
@@ -158,7 +162,9 @@ struct DaySummaryTests {
 
     @Test("Negative seconds since last scan count as 0")
     func negativeSeconds() {
-        #expect(ENRiskV2.weightedDuration(of: window([scan(40, -60), scan(40, 60)]), configuration: standardConfiguration()) == 60)
+        #expect(
+            ENRiskV2.weightedDuration(
+                of: window([scan(40, -60), scan(40, 60)]), configuration: standardConfiguration()) == 60)
     }
 
     @Test("From sightings to day summaries")
@@ -170,10 +176,13 @@ struct DaySummaryTests {
         let windows = ENRiskV2.exposureWindows(
             from: [ENKeyMatch(key: key(), sightings: sightings)], configuration: configuration)
         let days = ENRiskV2.daySummaries(for: windows, configuration: configuration, now: day0 + 86_400)
-        #expect(days == [
-            ENExposureDaySummary(
-                date: day0, daySummary: ENExposureSummaryItem(maximumScore: 780, scoreSum: 780, weightedDurationSum: 780),
-                confirmedTestSummary: ENExposureSummaryItem(maximumScore: 780, scoreSum: 780, weightedDurationSum: 780))
-        ])
+        #expect(
+            days == [
+                ENExposureDaySummary(
+                    date: day0,
+                    daySummary: ENExposureSummaryItem(maximumScore: 780, scoreSum: 780, weightedDurationSum: 780),
+                    confirmedTestSummary: ENExposureSummaryItem(
+                        maximumScore: 780, scoreSum: 780, weightedDurationSum: 780))
+            ])
     }
 }

@@ -72,9 +72,11 @@ struct ExposureConfigurationTests {
         #expect(configuration.attenuationLevelValues == [0, 1, 2, 3, 4, 5, 6, 7])
     }
 
-    @Test("Encoding writes the current format and decodes back", arguments: [
-        "exposure-configuration-current", "exposure-configuration-earlier",
-    ])
+    @Test(
+        "Encoding writes the current format and decodes back",
+        arguments: [
+            "exposure-configuration-current", "exposure-configuration-earlier",
+        ])
     func roundTrip(name: String) throws {
         var configuration = try ENExposureConfiguration(jsonData: fixture(name))
         configuration.metadata = ["region": .string("US"), "thresholds": .array([.number(50), .number(70)])]
@@ -118,11 +120,15 @@ struct ExposureConfigurationTests {
         expectBadParameter(naming: "attenuationLevelValues") { $0["attenuationLevelValues"] = Array(1...9) }
         expectBadParameter(naming: "durationLevelValues") { $0["durationLevelValues"] = [1, 2, 3, 4, 5, 6, 7, 9] }
         expectBadParameter(naming: "transmissionRiskLevelValues") { $0["transmissionRiskLevelValues"] = [1, 2] }
-        expectBadParameter(naming: "attenuationScores") { $0["attenuationLevelValues"] = nil; $0["attenuationScores"] = [-1] }
+        expectBadParameter(naming: "attenuationScores") {
+            $0["attenuationLevelValues"] = nil; $0["attenuationScores"] = [-1]
+        }
         expectBadParameter(naming: "immediateDurationWeight") { $0["immediateDurationWeight"] = 300 }
         expectBadParameter(naming: "reportTypeSelfReportedWeight") { $0["reportTypeSelfReportedWeight"] = -1 }
         expectBadParameter(naming: "attenuationWeight") { $0["attenuationWeight"] = 300 }
-        expectBadParameter(naming: "attenuationDurationThresholds") { $0["attenuationDurationThresholds"] = [1, 2, 3, 4] }
+        expectBadParameter(naming: "attenuationDurationThresholds") {
+            $0["attenuationDurationThresholds"] = [1, 2, 3, 4]
+        }
         expectBadParameter(naming: "attenuationDurationThresholds") { $0["attenuationDurationThresholds"] = [50] }
         expectBadParameter(naming: "attenuationDurationThresholds") { $0["attenuationDurationThresholds"] = [50, 256] }
         expectBadParameter(naming: "\"abc\"") {

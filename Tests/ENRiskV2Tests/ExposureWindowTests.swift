@@ -56,7 +56,9 @@ struct ExposureWindowTests {
     @Test("Window fields: UTC date of the first scan, mapped report type, infectiousness, variant")
     func windowFields() {
         var configuration = ENExposureConfiguration()
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = [2: .high, ENDaysSinceOnsetOfSymptomsUnknown: .standard]
+        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = [
+            2: .high, ENDaysSinceOnsetOfSymptomsUnknown: .standard,
+        ]
         configuration.reportTypeNoneMap = .selfReported
         let lateEvening = day0 + 86_400 - 300  // 23:55 UTC; the window runs past midnight
         let sightings = (0..<10).map { sighting(at: lateEvening + Double($0 * 60), rssi: -50) }
@@ -95,7 +97,8 @@ struct ExposureWindowTests {
             ENRiskV2.exposureWindows(
                 from: ENKeyMatch(key: key(reportType: .unknown), sightings: sightings), configuration: configuration
             ).isEmpty)
-        #expect(ENRiskV2.exposureWindows(from: ENKeyMatch(key: key(), sightings: []), configuration: configuration).isEmpty)
+        #expect(
+            ENRiskV2.exposureWindows(from: ENKeyMatch(key: key(), sightings: []), configuration: configuration).isEmpty)
     }
 
     @Test("Unknown transmit power gives attenuation 255, the 'other' bucket")

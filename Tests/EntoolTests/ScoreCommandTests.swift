@@ -19,7 +19,8 @@ struct ScoreCommandTests {
     @Test("v2: Apple's worked example scores 45 minutes; absent per-type items are null")
     func v2AppleExample() throws {
         let result = try score(
-            "v2", config: fixtureURL("score-config-apple-example.json"), input: fixtureURL("score-v2-apple-example.json"))
+            "v2", config: fixtureURL("score-config-apple-example.json"),
+            input: fixtureURL("score-v2-apple-example.json"))
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try result.json() as? [String: Any])
         let days = try #require(object["daySummaries"] as? [[String: Any]])
@@ -81,15 +82,46 @@ struct ScoreCommandTests {
         let v2 = try fixtureURL("score-v2-apple-example.json")
         let cases: [(String, URL, URL, String, String)] = [
             ("v2", config, v2, "yesterday", "--now"),
-            ("v2", try temporaryFile(#"{"attenuationLevelValues": [1,2,3,4,5,6,7,8,9]}"#), v2, "2020-07-02", "attenuationLevelValues"),
-            ("v2", try temporaryFile(#"{"infectiousnessForDaysSinceOnsetOfSymptoms": {"x": 1}}"#), v2, "2020-07-02", "\"x\""),
-            ("v2", config, try temporaryFile(#"{"windows": [{"date": "2020-02-30", "diagnosisReportType": 1, "infectiousness": 1, "calibrationConfidence": 3, "scanInstances": []}]}"#), "2020-07-02", "windows[0].date"),
-            ("v2", config, try temporaryFile(#"{"windows": [{"date": "2020-07-01", "diagnosisReportType": 1, "infectiousness": 1, "calibrationConfidence": 3, "scanInstances": [{"minimumAttenuation": 1, "typicalAttenuation": 300, "secondsSinceLastScan": 60}]}]}"#), "2020-07-02", "windows[0].scanInstances[0].typicalAttenuation"),
-            ("v2", config, try temporaryFile(#"{"windows": [{"date": "2020-07-01", "diagnosisReportType": 6, "infectiousness": 1, "calibrationConfidence": 3, "scanInstances": []}]}"#), "2020-07-02", "diagnosisReportType"),
+            (
+                "v2", try temporaryFile(#"{"attenuationLevelValues": [1,2,3,4,5,6,7,8,9]}"#), v2, "2020-07-02",
+                "attenuationLevelValues"
+            ),
+            (
+                "v2", try temporaryFile(#"{"infectiousnessForDaysSinceOnsetOfSymptoms": {"x": 1}}"#), v2, "2020-07-02",
+                "\"x\""
+            ),
+            (
+                "v2", config,
+                try temporaryFile(
+                    #"{"windows": [{"date": "2020-02-30", "diagnosisReportType": 1, "infectiousness": 1, "calibrationConfidence": 3, "scanInstances": []}]}"#
+                ), "2020-07-02", "windows[0].date"
+            ),
+            (
+                "v2", config,
+                try temporaryFile(
+                    #"{"windows": [{"date": "2020-07-01", "diagnosisReportType": 1, "infectiousness": 1, "calibrationConfidence": 3, "scanInstances": [{"minimumAttenuation": 1, "typicalAttenuation": 300, "secondsSinceLastScan": 60}]}]}"#
+                ), "2020-07-02", "windows[0].scanInstances[0].typicalAttenuation"
+            ),
+            (
+                "v2", config,
+                try temporaryFile(
+                    #"{"windows": [{"date": "2020-07-01", "diagnosisReportType": 6, "infectiousness": 1, "calibrationConfidence": 3, "scanInstances": []}]}"#
+                ), "2020-07-02", "diagnosisReportType"
+            ),
             ("v2", config, try temporaryFile(#"{"windows": [{"date": "2020-07-01"}]}"#), "2020-07-02", "missing"),
             ("v2", config, try temporaryFile("{"), "2020-07-02", "JSON"),
-            ("v1", config, try temporaryFile(#"{"exposures": [{"date": "2020-07-01", "transmissionRiskLevel": 9, "attenuationSegments": []}]}"#), "2020-07-02", "transmissionRiskLevel"),
-            ("v1", config, try temporaryFile(#"{"exposures": [{"date": "2020-07-01", "transmissionRiskLevel": 1, "attenuationSegments": [{"attenuation": 10, "seconds": -1}]}]}"#), "2020-07-02", "seconds"),
+            (
+                "v1", config,
+                try temporaryFile(
+                    #"{"exposures": [{"date": "2020-07-01", "transmissionRiskLevel": 9, "attenuationSegments": []}]}"#),
+                "2020-07-02", "transmissionRiskLevel"
+            ),
+            (
+                "v1", config,
+                try temporaryFile(
+                    #"{"exposures": [{"date": "2020-07-01", "transmissionRiskLevel": 1, "attenuationSegments": [{"attenuation": 10, "seconds": -1}]}]}"#
+                ), "2020-07-02", "seconds"
+            ),
             ("v1", config, URL(fileURLWithPath: "/nonexistent/input.json"), "2020-07-02", "/nonexistent/input.json"),
         ]
         for (version, configURL, inputURL, now, expected) in cases {
