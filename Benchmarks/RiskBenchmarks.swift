@@ -26,7 +26,7 @@ let riskBenchmarkSuite = BenchmarkSuite(name: "risk") { context, report in
         scanInstances: [(45, 300), (60, 600), (80, 600), (100, 300)].map {
             ENScanInstance(minimumAttenuation: $0.0, typicalAttenuation: $0.0, secondsSinceLastScan: $0.1)
         })
-    let exampleScore = ENRiskV2.score(of: example, configuration: configuration, now: Date(timeIntervalSince1970: 0))
+    let exampleScore = ENScoringV2.score(of: example, configuration: configuration, now: Date(timeIntervalSince1970: 0))
     if exampleScore?.score != 2700 {
         report.fail("risk: Apple's example scored \(String(describing: exampleScore?.score)), not 2700 s")
     }
@@ -57,13 +57,13 @@ let riskBenchmarkSuite = BenchmarkSuite(name: "risk") { context, report in
         }
     }
     let now = start + Double(days) * 86_400
-    let windows = ENRiskV2.exposureWindows(from: matches, configuration: configuration)
-    let summaries = ENRiskV2.daySummaries(for: windows, configuration: configuration, now: now)
+    let windows = ENScoringV2.exposureWindows(from: matches, configuration: configuration)
+    let summaries = ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now)
     if summaries.count != days { report.fail("risk: \(summaries.count) day summaries for \(days) days") }
     let details = ["windows": String(windows.count), "days": String(days), "keys": String(matches.count)]
 
     let scoring = measure(iterations: context.iterations, operations: windows.count) {
-        blackHole(ENRiskV2.daySummaries(for: windows, configuration: configuration, now: now))
+        blackHole(ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now))
     }
     report.add(
         BenchmarkResult(
@@ -71,7 +71,7 @@ let riskBenchmarkSuite = BenchmarkSuite(name: "risk") { context, report in
             median: scoring.median, details: details))
 
     let building = measure(iterations: context.iterations, operations: windows.count) {
-        blackHole(ENRiskV2.exposureWindows(from: matches, configuration: configuration))
+        blackHole(ENScoringV2.exposureWindows(from: matches, configuration: configuration))
     }
     report.add(
         BenchmarkResult(
@@ -79,7 +79,7 @@ let riskBenchmarkSuite = BenchmarkSuite(name: "risk") { context, report in
             median: building.median, details: details))
 
     let v1 = measure(iterations: context.iterations, operations: matches.count) {
-        blackHole(ENRiskV1.evaluate(matches: matches, configuration: configuration, now: now))
+        blackHole(ENScoringV1.evaluate(matches: matches, configuration: configuration, now: now))
     }
     report.add(
         BenchmarkResult(

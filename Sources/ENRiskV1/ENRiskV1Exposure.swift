@@ -38,7 +38,7 @@ public struct ENRiskV1Exposure: Hashable, Sendable {
     /// One exposure per key, as in Apple's published implementation (a newer iOS builds it from the key's
     /// 30-minute windows; the sums are the same). The date is the UTC midnight before the key's first sighting
     /// (Apple's published implementation; a newer iOS uses the key's own day, Google the key's start interval).
-    /// Each scan (see ``ENCore/ENSightingScan``) is one segment at its typical attenuation for its
+    /// Each scan (see `ENSightingScan`) is one segment at its typical attenuation for its
     /// `secondsSinceLastScan`.
     public init?(match: ENKeyMatch) {
         guard match.key.diagnosisReportType != .revoked else { return nil }

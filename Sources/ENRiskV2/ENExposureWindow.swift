@@ -7,7 +7,7 @@ public struct ENExposureWindow: Hashable, Sendable {
     public var calibrationConfidence: ENCalibrationConfidence
     /// The UTC midnight that starts the day of the window's first scan.
     public var date: Date
-    /// The key's report type after ``ENCore/ENExposureConfiguration/reportTypeNoneMap``.
+    /// The key's report type after `ENExposureConfiguration.reportTypeNoneMap`.
     public var diagnosisReportType: ENDiagnosisReportType
     /// The key's infectiousness from its days since onset of symptoms and the configuration.
     public var infectiousness: ENInfectiousness

@@ -2,7 +2,7 @@ public import ENCore
 
 /// The unrounded version 2 score of one exposure window that passed every filter.
 public struct ENExposureWindowScore: Hashable, Sendable {
-    /// The report type the window counts under, after ``ENCore/ENExposureConfiguration/reportTypeNoneMap``.
+    /// The report type the window counts under, after `ENExposureConfiguration.reportTypeNoneMap`.
     public var reportType: ENDiagnosisReportType
     /// Σ seconds × attenuation-bucket weight / 100, in seconds.
     public var weightedDuration: Double

@@ -143,7 +143,7 @@ enum ScoreInput {
                     date: try day(exposure.date, "\(path).date"),
                     transmissionRiskLevel: ENRiskLevel(exposure.transmissionRiskLevel), attenuationSegments: segments))
         }
-        let result = ENRiskV1.evaluate(exposures, configuration: configuration, now: now)
+        let result = ENScoringV1.evaluate(exposures, configuration: configuration, now: now)
         return ScoreV1Output(result)
     }
 
@@ -184,7 +184,7 @@ enum ScoreInput {
                     diagnosisReportType: reportType, infectiousness: infectiousness, scanInstances: scans,
                     variantOfConcernType: variant))
         }
-        return ScoreV2Output(ENRiskV2.daySummaries(for: windows, configuration: configuration, now: now))
+        return ScoreV2Output(ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now))
     }
 
     // MARK: Helpers

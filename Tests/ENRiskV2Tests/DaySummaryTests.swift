@@ -19,10 +19,10 @@ struct DaySummaryTests {
         let example = window(
             infectiousness: .high,
             [scan(45, 300), scan(60, 300), scan(65, 300), scan(80, 300), scan(85, 300), scan(100, 300)])
-        #expect(ENRiskV2.weightedDuration(of: example, configuration: configuration) == 1350)
-        let score = try #require(ENRiskV2.score(of: example, configuration: configuration, now: day0))
+        #expect(ENScoringV2.weightedDuration(of: example, configuration: configuration) == 1350)
+        let score = try #require(ENScoringV2.score(of: example, configuration: configuration, now: day0))
         #expect(score.score == 2700)
-        let days = ENRiskV2.daySummaries(for: [example], configuration: configuration, now: day0)
+        let days = ENScoringV2.daySummaries(for: [example], configuration: configuration, now: day0)
         #expect(days.count == 1)
         #expect(days[0].date == day0)
         #expect(days[0].daySummary.maximumScore == 45 * 60)
@@ -40,7 +40,7 @@ struct DaySummaryTests {
         configuration.mediumDurationWeight = 50
         configuration.otherDurationWeight = 0
         func weighted(_ attenuation: ENAttenuation) -> Double {
-            ENRiskV2.weightedDuration(of: window([scan(attenuation, 60)]), configuration: configuration)
+            ENScoringV2.weightedDuration(of: window([scan(attenuation, 60)]), configuration: configuration)
         }
         #expect([0, 50, 51, 70, 71, 90, 91, 255].map(weighted) == [150, 150, 60, 60, 30, 30, 0, 0])
         configuration.attenuationDurationThresholds = [50, 70]
@@ -54,10 +54,10 @@ struct DaySummaryTests {
         configuration.nearDurationWeight = 0
         configuration.mediumDurationWeight = 0
         let example = window([scan(20, 22), scan(30, 55), scan(40, 77)])
-        #expect(ENRiskV2.weightedDuration(of: example, configuration: configuration) == 22)
+        #expect(ENScoringV2.weightedDuration(of: example, configuration: configuration) == 22)
         configuration.immediateDurationWeight = 0
         configuration.nearDurationWeight = 100
-        #expect(ENRiskV2.weightedDuration(of: example, configuration: configuration) == 132)
+        #expect(ENScoringV2.weightedDuration(of: example, configuration: configuration) == 132)
     }
 
     @Test("Per-report-type items: present for the types of scored windows, nil otherwise")
@@ -69,7 +69,7 @@ struct DaySummaryTests {
             window(type: .selfReported, [scan(40, 60)]),
             window(date: day0 + 86_400, type: .recursive, [scan(40, 60)]),
         ]
-        let days = ENRiskV2.daySummaries(for: windows, configuration: configuration, now: day0 + 2 * 86_400)
+        let days = ENScoringV2.daySummaries(for: windows, configuration: configuration, now: day0 + 2 * 86_400)
         #expect(days.map(\.date) == [day0, day0 + 86_400])
         let first = days[0]
         #expect(
@@ -88,20 +88,20 @@ struct DaySummaryTests {
     func skipped() {
         var configuration = standardConfiguration()
         let none = window(infectiousness: .none, [scan(40, 300)])
-        #expect(ENRiskV2.score(of: none, configuration: configuration, now: day0) == nil)
-        #expect(ENRiskV2.daySummaries(for: [none], configuration: configuration, now: day0).isEmpty)
+        #expect(ENScoringV2.score(of: none, configuration: configuration, now: day0) == nil)
+        #expect(ENScoringV2.daySummaries(for: [none], configuration: configuration, now: day0).isEmpty)
 
         let unknown = window(type: .unknown, [scan(40, 300)])
         configuration.reportTypeNoneMap = .unknown
-        #expect(ENRiskV2.daySummaries(for: [unknown], configuration: configuration, now: day0).isEmpty)
+        #expect(ENScoringV2.daySummaries(for: [unknown], configuration: configuration, now: day0).isEmpty)
         // reportTypeNoneMap gives an unknown type a type and its weight.
         configuration.reportTypeNoneMap = .selfReported
         configuration.reportTypeSelfReportedWeight = 50
-        let days = ENRiskV2.daySummaries(for: [unknown], configuration: configuration, now: day0)
+        let days = ENScoringV2.daySummaries(for: [unknown], configuration: configuration, now: day0)
         #expect(days.first?.selfReportedSummary?.scoreSum == 180)  // 300 * 50 % = 150, rounded up to 180
         #expect(days.first?.confirmedTestSummary == nil)
         // The default maps to confirmedTest.
-        let defaults = ENRiskV2.daySummaries(for: [unknown], configuration: standardConfiguration(), now: day0)
+        let defaults = ENScoringV2.daySummaries(for: [unknown], configuration: standardConfiguration(), now: day0)
         #expect(defaults.first?.confirmedTestSummary?.scoreSum == 300)
     }
 
@@ -109,7 +109,7 @@ struct DaySummaryTests {
     func weightedDurationIgnoresWeights() {
         var configuration = standardConfiguration()
         configuration.reportTypeConfirmedTestWeight = 0
-        let days = ENRiskV2.daySummaries(for: [window([scan(40, 300)])], configuration: configuration, now: day0)
+        let days = ENScoringV2.daySummaries(for: [window([scan(40, 300)])], configuration: configuration, now: day0)
         #expect(days.first?.daySummary == ENExposureSummaryItem(maximumScore: 0, scoreSum: 0, weightedDurationSum: 300))
     }
 
@@ -119,10 +119,10 @@ struct DaySummaryTests {
         configuration.daysSinceLastExposureThreshold = 3
         let now = day0 + 10 * 86_400 + 3600
         let windows = (5...10).map { window(date: day0 + Double($0) * 86_400, [scan(40, 60)]) }
-        let days = ENRiskV2.daySummaries(for: windows, configuration: configuration, now: now)
+        let days = ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now)
         #expect(days.map(\.date) == (7...10).map { day0 + Double($0) * 86_400 })
         configuration.daysSinceLastExposureThreshold = 0
-        #expect(ENRiskV2.daySummaries(for: windows, configuration: configuration, now: now).count == 6)
+        #expect(ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now).count == 6)
     }
 
     @Test("Every summary value is rounded up to a multiple of 60 s")
@@ -131,13 +131,13 @@ struct DaySummaryTests {
         configuration.infectiousnessStandardWeight = 150
         let cases: [(Int, Double, Double)] = [(0, 0, 0), (1, 60, 60), (60, 60, 120), (61, 120, 120), (119, 120, 180)]
         for (seconds, weighted, score) in cases {
-            let days = ENRiskV2.daySummaries(
+            let days = ENScoringV2.daySummaries(
                 for: [window([scan(40, seconds)])], configuration: configuration, now: day0)
             #expect(days.first?.daySummary.weightedDurationSum == weighted, "\(seconds) s")
             #expect(days.first?.daySummary.maximumScore == score, "\(seconds) s")
         }
         // Sums are rounded after adding: 2 x 30 s is 60 s, not 120 s.
-        let two = ENRiskV2.daySummaries(
+        let two = ENScoringV2.daySummaries(
             for: [window([scan(40, 30)]), window([scan(40, 30)])], configuration: standardConfiguration(), now: day0)
         #expect(two.first?.daySummary == ENExposureSummaryItem(maximumScore: 60, scoreSum: 60, weightedDurationSum: 60))
     }
@@ -148,22 +148,22 @@ struct DaySummaryTests {
         configuration.minimumRiskScore = 200
         let low = window([scan(40, 180)])
         let high = window([scan(40, 1200)])
-        #expect(ENRiskV2.score(of: low, configuration: configuration, now: day0) == nil)
-        #expect(ENRiskV2.score(of: high, configuration: configuration, now: day0)?.score == 1200)
+        #expect(ENScoringV2.score(of: low, configuration: configuration, now: day0) == nil)
+        #expect(ENScoringV2.score(of: high, configuration: configuration, now: day0)?.score == 1200)
         configuration.minimumRiskScore = 255
-        #expect(ENRiskV2.score(of: high, configuration: configuration, now: day0) != nil)
+        #expect(ENScoringV2.score(of: high, configuration: configuration, now: day0) != nil)
         configuration.minimumRiskScore = 0
         configuration.minimumRiskScoreFullRange = 1201
-        #expect(ENRiskV2.score(of: high, configuration: configuration, now: day0) == nil)
+        #expect(ENScoringV2.score(of: high, configuration: configuration, now: day0) == nil)
         // A filtered window contributes no weighted duration either.
-        let days = ENRiskV2.daySummaries(for: [low, high], configuration: configuration, now: day0)
+        let days = ENScoringV2.daySummaries(for: [low, high], configuration: configuration, now: day0)
         #expect(days.isEmpty)
     }
 
     @Test("Negative seconds since last scan count as 0")
     func negativeSeconds() {
         #expect(
-            ENRiskV2.weightedDuration(
+            ENScoringV2.weightedDuration(
                 of: window([scan(40, -60), scan(40, 60)]), configuration: standardConfiguration()) == 60)
     }
 
@@ -173,9 +173,9 @@ struct DaySummaryTests {
         configuration.attenuationDurationThresholds = [50, 70]
         // 12 minutes at 45 dB (txPower 0, RSSI -45): 120 + 11 x 60 = 780 s immediate.
         let sightings = (0..<12).map { sighting(at: day0 + 3600 + Double($0 * 60), rssi: -45) }
-        let windows = ENRiskV2.exposureWindows(
+        let windows = ENScoringV2.exposureWindows(
             from: [ENKeyMatch(key: key(), sightings: sightings)], configuration: configuration)
-        let days = ENRiskV2.daySummaries(for: windows, configuration: configuration, now: day0 + 86_400)
+        let days = ENScoringV2.daySummaries(for: windows, configuration: configuration, now: day0 + 86_400)
         #expect(
             days == [
                 ENExposureDaySummary(

@@ -10,10 +10,10 @@ struct ExposureWindowTests {
         let configuration = standardConfiguration()
         let within = ENKeyMatch(
             key: key(), sightings: [sighting(at: day0, rssi: -50), sighting(at: day0 + 1799, rssi: -50)])
-        #expect(ENRiskV2.exposureWindows(from: within, configuration: configuration).count == 1)
+        #expect(ENScoringV2.exposureWindows(from: within, configuration: configuration).count == 1)
         let beyond = ENKeyMatch(
             key: key(), sightings: [sighting(at: day0, rssi: -50), sighting(at: day0 + 1800, rssi: -50)])
-        let windows = ENRiskV2.exposureWindows(from: beyond, configuration: configuration)
+        let windows = ENScoringV2.exposureWindows(from: beyond, configuration: configuration)
         #expect(windows.count == 2)
         #expect(windows.map(\.scanInstances.count) == [1, 1])
     }
@@ -21,7 +21,7 @@ struct ExposureWindowTests {
     @Test("45 minutes of sightings every minute split at 30 minutes")
     func splitAtThirtyMinutes() {
         let sightings = (0..<45).map { sighting(at: day0 + Double($0 * 60), rssi: -60) }
-        let windows = ENRiskV2.exposureWindows(
+        let windows = ENScoringV2.exposureWindows(
             from: [ENKeyMatch(key: key(), sightings: sightings)], configuration: standardConfiguration())
         #expect(windows.map(\.scanInstances.count) == [30, 15])
         // The key's first scan stands for 120 s, later ones for the minute since the previous scan, also
@@ -42,7 +42,7 @@ struct ExposureWindowTests {
                 sighting(at: day0 + 7 * 60 + 1, rssi: -5, txPower: -10),
                 sighting(at: day0 + 8 * 60, rssi: -41), sighting(at: day0 + 8 * 60 + 30, rssi: -42),
             ])
-        let windows = ENRiskV2.exposureWindows(from: match, configuration: standardConfiguration())
+        let windows = ENScoringV2.exposureWindows(from: match, configuration: standardConfiguration())
         #expect(windows.count == 1)
         #expect(
             windows[0].scanInstances == [
@@ -62,7 +62,7 @@ struct ExposureWindowTests {
         configuration.reportTypeNoneMap = .selfReported
         let lateEvening = day0 + 86_400 - 300  // 23:55 UTC; the window runs past midnight
         let sightings = (0..<10).map { sighting(at: lateEvening + Double($0 * 60), rssi: -50) }
-        let high = ENRiskV2.exposureWindows(
+        let high = ENScoringV2.exposureWindows(
             from: ENKeyMatch(key: key(reportType: .unknown, daysSinceOnset: 2, variant: .type2), sightings: sightings),
             configuration: configuration)
         #expect(high.count == 1)
@@ -70,7 +70,7 @@ struct ExposureWindowTests {
         #expect(high[0].diagnosisReportType == .selfReported)
         #expect(high[0].infectiousness == .high)
         #expect(high[0].variantOfConcernType == .type2)
-        let unknownOnset = ENRiskV2.exposureWindows(
+        let unknownOnset = ENScoringV2.exposureWindows(
             from: ENKeyMatch(
                 key: key(reportType: .confirmedClinicalDiagnosis, daysSinceOnset: ENDaysSinceOnsetOfSymptomsUnknown),
                 sightings: sightings),
@@ -85,25 +85,25 @@ struct ExposureWindowTests {
         configuration.infectiousnessForDaysSinceOnsetOfSymptoms = [0: .standard]
         let sightings = [sighting(at: day0, rssi: -50)]
         #expect(
-            ENRiskV2.exposureWindows(
+            ENScoringV2.exposureWindows(
                 from: ENKeyMatch(key: key(reportType: .revoked), sightings: sightings), configuration: configuration
             ).isEmpty)
         #expect(
-            ENRiskV2.exposureWindows(
+            ENScoringV2.exposureWindows(
                 from: ENKeyMatch(key: key(daysSinceOnset: 5), sightings: sightings), configuration: configuration
             ).isEmpty)
         configuration.reportTypeNoneMap = .unknown
         #expect(
-            ENRiskV2.exposureWindows(
+            ENScoringV2.exposureWindows(
                 from: ENKeyMatch(key: key(reportType: .unknown), sightings: sightings), configuration: configuration
             ).isEmpty)
         #expect(
-            ENRiskV2.exposureWindows(from: ENKeyMatch(key: key(), sightings: []), configuration: configuration).isEmpty)
+            ENScoringV2.exposureWindows(from: ENKeyMatch(key: key(), sightings: []), configuration: configuration).isEmpty)
     }
 
     @Test("Unknown transmit power gives attenuation 255, the 'other' bucket")
     func unknownTxPower() {
-        let windows = ENRiskV2.exposureWindows(
+        let windows = ENScoringV2.exposureWindows(
             from: ENKeyMatch(key: key(), sightings: [sighting(at: day0, rssi: -50, txPower: nil)]),
             configuration: standardConfiguration())
         #expect(windows.first?.scanInstances.first?.typicalAttenuation == 255)

@@ -4,20 +4,20 @@ public import Foundation
 /// Version 1 risk scoring: ``ENExposureInfo`` per exposure and the ``ENExposureDetectionSummaryV1``.
 ///
 /// Everything here is pure and synchronous; "now" is always a parameter. The configuration is expected to
-/// have passed ``ENCore/ENExposureConfiguration/validate()``; a level table of the wrong length scores its
+/// have passed `ENExposureConfiguration.validate()`; a level table of the wrong length scores its
 /// missing entries as 1 rather than failing.
 ///
 /// ```swift
 /// let exposures = matches.compactMap(ENRiskV1Exposure.init(match:))
-/// let result = ENRiskV1.evaluate(exposures, configuration: configuration, now: now)
+/// let result = ENScoringV1.evaluate(exposures, configuration: configuration, now: now)
 /// print(result.summary.maximumRiskScore, result.exposureInfo.count)
 /// ```
-public enum ENRiskV1 {
+public enum ENScoringV1 {
     /// Scores exposures and builds the summary.
     ///
     /// An exposure whose ``ENExposureInfo/totalRiskScore`` is below
-    /// ``ENCore/ENExposureConfiguration/minimumRiskScore``, or whose full-range score is below
-    /// ``ENCore/ENExposureConfiguration/minimumRiskScoreFullRange``, is left out of the infos, the maximum, the sum
+    /// `ENExposureConfiguration.minimumRiskScore`, or whose full-range score is below
+    /// `ENExposureConfiguration.minimumRiskScoreFullRange`, is left out of the infos, the maximum, the sum
     /// and the attenuation durations, but still counts in ``ENExposureDetectionSummaryV1/matchedKeyCount`` and
     /// ``ENExposureDetectionSummaryV1/daysSinceLastExposure`` (Apple; Google keeps such exposures with score 0).
     public static func evaluate(
@@ -117,7 +117,7 @@ public enum ENRiskV1 {
         return ENAttenuation(min(255, (numerator / denominator).rounded()))
     }
 
-    /// The index into ``ENCore/ENExposureConfiguration/attenuationLevelValues`` for an attenuation: 0 for
+    /// The index into `ENExposureConfiguration.attenuationLevelValues` for an attenuation: 0 for
     /// `> 73` dB, 1 for `(63, 73]`, 2 for `(51, 63]`, 3 for `(33, 51]`, 4 for `(27, 33]`, 5 for `(15, 27]`, 6 for
     /// `(10, 15]`, 7 for `<= 10` (Apple and Google agree).
     public static func attenuationBucket(_ attenuation: ENAttenuation) -> Int {
@@ -126,7 +126,7 @@ public enum ENRiskV1 {
         return 0
     }
 
-    /// The index into ``ENCore/ENExposureConfiguration/daysSinceLastExposureLevelValues`` for whole days since
+    /// The index into `ENExposureConfiguration.daysSinceLastExposureLevelValues` for whole days since
     /// the exposure: 0 for `>= 14`, 1 for `>= 12`, 2 for `>= 10`, 3 for `>= 8`, 4 for `>= 6`, 5 for `>= 4`, 6 for
     /// `>= 2`, 7 otherwise.
     public static func daysBucket(_ days: Int) -> Int {
@@ -135,7 +135,7 @@ public enum ENRiskV1 {
         return 7
     }
 
-    /// The index into ``ENCore/ENExposureConfiguration/durationLevelValues`` for a duration in seconds, compared
+    /// The index into `ENExposureConfiguration.durationLevelValues` for a duration in seconds, compared
     /// in minutes as a double: 0 for 0, 1 for `<= 5`, 2 for `<= 10`, ..., 6 for `<= 30`, 7 for more.
     public static func durationBucket(_ seconds: TimeInterval) -> Int {
         let minutes = seconds / 60

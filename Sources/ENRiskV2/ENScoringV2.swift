@@ -6,22 +6,22 @@ public import Foundation
 /// Everything here is pure and synchronous; "now" is always a parameter.
 ///
 /// ```swift
-/// let windows = ENRiskV2.exposureWindows(from: matches, configuration: configuration)
-/// let days = ENRiskV2.daySummaries(for: windows, configuration: configuration, now: now)
+/// let windows = ENScoringV2.exposureWindows(from: matches, configuration: configuration)
+/// let days = ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now)
 /// ```
-public enum ENRiskV2 {
+public enum ENScoringV2 {
     /// Builds the exposure windows of matched keys, in key order and then time order.
     ///
-    /// Per key: the sightings become scans (see ``ENCore/ENSightingScan``); a scan at or after 1800 seconds past
+    /// Per key: the sightings become scans (see `ENSightingScan`); a scan at or after 1800 seconds past
     /// the current window's first scan starts a new window (Apple and Google agree). The window's date is the UTC
     /// day of its first scan. Its report type is the key's after
-    /// ``ENCore/ENExposureConfiguration/reportTypeNoneMap``; its infectiousness comes from the key's days since
+    /// `ENExposureConfiguration.reportTypeNoneMap`; its infectiousness comes from the key's days since
     /// onset of symptoms through the configuration's map.
     ///
     /// Keys whose report type is revoked never match and give no window. Windows that scoring would skip
     /// (infectiousness none, or a report type still unknown after mapping) are not returned either: Apple's
     /// framework never returns infectiousness none through its API. Recursive keys are kept and weighted with
-    /// ``ENCore/ENExposureConfiguration/reportTypeRecursiveWeight`` (iOS matches them only where the region
+    /// `ENExposureConfiguration.reportTypeRecursiveWeight` (iOS matches them only where the region
     /// enables it; that choice belongs to the caller's key selection).
     public static func exposureWindows(
         from matches: [ENKeyMatch], configuration: ENExposureConfiguration
@@ -92,14 +92,14 @@ public enum ENRiskV2 {
     /// Scores one window, or returns nil when the window is skipped.
     ///
     /// Apple's order of filters:
-    /// 1. ``ENCore/ENExposureConfiguration/daysSinceLastExposureThreshold``: when it is at least 1, a window whose
+    /// 1. `ENExposureConfiguration.daysSinceLastExposureThreshold`: when it is at least 1, a window whose
     ///    date is more than that many whole days before `now` is skipped;
     /// 2. a window with infectiousness none, or whose report type is unknown after
-    ///    ``ENCore/ENExposureConfiguration/reportTypeNoneMap``, is skipped entirely (its weighted duration does not
+    ///    `ENExposureConfiguration.reportTypeNoneMap`, is skipped entirely (its weighted duration does not
     ///    count either);
     /// 3. score = weighted duration × report-type weight / 100 × infectiousness weight / 100; the window is
-    ///    skipped when the score clamped to 0...255 is below ``ENCore/ENExposureConfiguration/minimumRiskScore``
-    ///    or the score is below ``ENCore/ENExposureConfiguration/minimumRiskScoreFullRange``.
+    ///    skipped when the score clamped to 0...255 is below `ENExposureConfiguration.minimumRiskScore`
+    ///    or the score is below `ENExposureConfiguration.minimumRiskScoreFullRange`.
     ///
     /// Google applies the same filters with its own names (`daysSinceExposureThreshold`, `minimumWindowScore`).
     public static func score(
