@@ -91,7 +91,8 @@ struct ExposureInfoTests {
         #expect(ENScoringV1.attenuationValue(half, configuration: configuration) == 2)
         // Only zero-level time: 0.
         configuration.attenuationLevelValues[0] = 0
-        #expect(ENScoringV1.attenuationValue([.init(attenuation: 80, duration: 600)], configuration: configuration) == 0)
+        #expect(
+            ENScoringV1.attenuationValue([.init(attenuation: 80, duration: 600)], configuration: configuration) == 0)
         #expect(ENScoringV1.attenuationValue([], configuration: configuration) == 0)
     }
 

@@ -98,7 +98,8 @@ struct ExposureWindowTests {
                 from: ENKeyMatch(key: key(reportType: .unknown), sightings: sightings), configuration: configuration
             ).isEmpty)
         #expect(
-            ENScoringV2.exposureWindows(from: ENKeyMatch(key: key(), sightings: []), configuration: configuration).isEmpty)
+            ENScoringV2.exposureWindows(from: ENKeyMatch(key: key(), sightings: []), configuration: configuration)
+                .isEmpty)
     }
 
     @Test("Unknown transmit power gives attenuation 255, the 'other' bucket")
