@@ -33,9 +33,10 @@ let cryptoBenchmarkSuite = BenchmarkSuite(name: "crypto") { context, report in
             }
         }
     }
-    report.add(BenchmarkResult(
-        suite: "crypto", name: "HKDF-SHA256 RPIK derivation", unit: "key", best: hkdf.best, median: hkdf.median,
-        details: ["target": "<400 ns"]))
+    report.add(
+        BenchmarkResult(
+            suite: "crypto", name: "HKDF-SHA256 RPIK derivation", unit: "key", best: hkdf.best, median: hkdf.median,
+            details: ["target": "<400 ns"]))
 
     let days: [ENIntervalNumber] = (0..<14).map { ENIntervalNumber(2_642_976 + UInt32($0) * 144) }
     let batch = try keyBytes.withUnsafeBytes { keys in
@@ -47,9 +48,10 @@ let cryptoBenchmarkSuite = BenchmarkSuite(name: "crypto") { context, report in
             }
         }
     }
-    report.add(BenchmarkResult(
-        suite: "crypto", name: "144-identifier batch (HKDF + rekey + 1 AES call)", unit: "key",
-        best: batch.best, median: batch.median))
+    report.add(
+        BenchmarkResult(
+            suite: "crypto", name: "144-identifier batch (HKDF + rekey + 1 AES call)", unit: "key",
+            best: batch.best, median: batch.median))
 
     // The AES half alone: rekey with a derived RPIK and encrypt 144 blocks in one call.
     var rpiks = [UInt8](repeating: 0, count: 16 * keyCount)
@@ -71,9 +73,10 @@ let cryptoBenchmarkSuite = BenchmarkSuite(name: "crypto") { context, report in
             }
         }
     }
-    report.add(BenchmarkResult(
-        suite: "crypto", name: "144 identifiers from an RPIK (rekey + 1 AES call)", unit: "key",
-        best: aesOnly.best, median: aesOnly.median, details: ["target": "<400 ns"]))
+    report.add(
+        BenchmarkResult(
+            suite: "crypto", name: "144 identifiers from an RPIK (rekey + 1 AES call)", unit: "key",
+            best: aesOnly.best, median: aesOnly.median, details: ["target": "<400 ns"]))
 
     let sameDay = try keyBytes.withUnsafeBytes { keys in
         try measure(iterations: context.iterations, operations: keyCount) {
@@ -84,9 +87,10 @@ let cryptoBenchmarkSuite = BenchmarkSuite(name: "crypto") { context, report in
             }
         }
     }
-    report.add(BenchmarkResult(
-        suite: "crypto", name: "144-identifier batch, keys of one day (cached inputs)", unit: "key",
-        best: sameDay.best, median: sameDay.median))
+    report.add(
+        BenchmarkResult(
+            suite: "crypto", name: "144-identifier batch, keys of one day (cached inputs)", unit: "key",
+            best: sameDay.best, median: sameDay.median))
 
     let oneOffKeys = min(keyCount, 5_000)
     let oneOff = try measure(iterations: context.iterations, operations: oneOffKeys) {
@@ -95,9 +99,10 @@ let cryptoBenchmarkSuite = BenchmarkSuite(name: "crypto") { context, report in
             blackHole(try rpik.identifiers(startingAt: 2_642_976, count: 144))
         }
     }
-    report.add(BenchmarkResult(
-        suite: "crypto", name: "144 identifiers via RollingProximityIdentifierKey (one-off API)", unit: "key",
-        best: oneOff.best, median: oneOff.median))
+    report.add(
+        BenchmarkResult(
+            suite: "crypto", name: "144 identifiers via RollingProximityIdentifierKey (one-off API)", unit: "key",
+            best: oneOff.best, median: oneOff.median))
 
     let signingKey = try P256SigningKey()
     let publicKey = try signingKey.publicKey
@@ -107,11 +112,14 @@ let cryptoBenchmarkSuite = BenchmarkSuite(name: "crypto") { context, report in
     let sign = try measure(iterations: context.iterations, operations: signs) {
         for _ in 0..<signs { blackHole(try signingKey.signature(for: message)) }
     }
-    report.add(BenchmarkResult(
-        suite: "crypto", name: "ECDSA P-256 sign (1 KiB)", unit: "signature", best: sign.best, median: sign.median))
+    report.add(
+        BenchmarkResult(
+            suite: "crypto", name: "ECDSA P-256 sign (1 KiB)", unit: "signature", best: sign.best, median: sign.median))
     let verify = measure(iterations: context.iterations, operations: signs) {
         for _ in 0..<signs { blackHole(publicKey.isValidSignature(signature, for: message)) }
     }
-    report.add(BenchmarkResult(
-        suite: "crypto", name: "ECDSA P-256 verify (1 KiB)", unit: "signature", best: verify.best, median: verify.median))
+    report.add(
+        BenchmarkResult(
+            suite: "crypto", name: "ECDSA P-256 verify (1 KiB)", unit: "signature", best: verify.best,
+            median: verify.median))
 }

@@ -1,6 +1,6 @@
 internal import CLibCrypto
-public import Foundation
 public import ENCore
+public import Foundation
 
 /// HKDF with SHA-256 (RFC 5869), through OpenSSL's generic key-derivation API.
 ///

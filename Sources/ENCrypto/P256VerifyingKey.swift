@@ -49,7 +49,8 @@ public struct P256VerifyingKey: Sendable {
     /// - Throws: `ENError.Code.badFormat` when the bytes are not a point on P-256.
     public init(x963Representation: Data) throws(ENError) {
         guard x963Representation.count == 65, x963Representation.first == 0x04 else {
-            throw .badFormat("an uncompressed P-256 point is 65 bytes starting with 04, got \(x963Representation.count)")
+            throw .badFormat(
+                "an uncompressed P-256 point is 65 bytes starting with 04, got \(x963Representation.count)")
         }
         try self.init(derRepresentation: Self.spkiPrefix + x963Representation)
     }

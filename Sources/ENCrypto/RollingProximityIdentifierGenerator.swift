@@ -48,7 +48,8 @@ public final class RollingProximityIdentifierGenerator {
     ) throws(ENError) {
         guard keyData.count == 16 else { throw .badParameter("key data must be 16 bytes, got \(keyData.count)") }
         guard output.count >= 16 else { throw .badParameter("the output needs 16 bytes, has \(output.count)") }
-        KeyScheduleHKDF.derive(tek: keyData.baseAddress!, outputs: .rpik, rpik: output.baseAddress!, aemk: nil, scrub: false)
+        KeyScheduleHKDF.derive(
+            tek: keyData.baseAddress!, outputs: .rpik, rpik: output.baseAddress!, aemk: nil, scrub: false)
     }
 
     /// Derives the identifiers of `count` (at most 144) consecutive intervals from `start` for the 16-byte key
@@ -67,7 +68,8 @@ public final class RollingProximityIdentifierGenerator {
             throw .badParameter("the output needs \(16 * count) bytes, has \(output.count)")
         }
         guard count > 0 else { return }
-        KeyScheduleHKDF.derive(tek: keyData.baseAddress!, outputs: .rpik, rpik: rpik.baseAddress!, aemk: nil, scrub: false)
+        KeyScheduleHKDF.derive(
+            tek: keyData.baseAddress!, outputs: .rpik, rpik: rpik.baseAddress!, aemk: nil, scrub: false)
         try cipher.setKey(rpik.baseAddress!)
         blocks.fill(start: start.rawValue, count: count)
         try blocks.encrypt(with: cipher, count: count)
@@ -106,15 +108,16 @@ public final class RollingProximityIdentifierGenerator {
         result.reserveCapacity(count)
         try typedThrows {
             try withUnsafeTemporaryAllocation(byteCount: 16 * count, alignment: 16) { out in
-            try key.keyData.withUnsafeBytes { tek in
-                try deriveIdentifiers(keyData: tek, startingAt: key.rollingStartNumber, count: count, into: out)
-            }
-            for i in 0..<count {
-                result.append(
-                    RollingProximityIdentifier(
-                        lowWord: UInt64(littleEndian: out.loadUnaligned(fromByteOffset: 16 * i, as: UInt64.self)),
-                        highWord: UInt64(littleEndian: out.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self))))
-            }
+                try key.keyData.withUnsafeBytes { tek in
+                    try deriveIdentifiers(keyData: tek, startingAt: key.rollingStartNumber, count: count, into: out)
+                }
+                for i in 0..<count {
+                    result.append(
+                        RollingProximityIdentifier(
+                            lowWord: UInt64(littleEndian: out.loadUnaligned(fromByteOffset: 16 * i, as: UInt64.self)),
+                            highWord: UInt64(
+                                littleEndian: out.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self))))
+                }
             }
         }
         return result

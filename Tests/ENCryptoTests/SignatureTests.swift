@@ -46,7 +46,9 @@ struct SignatureTests {
         #expect(!publicKey.isValidSignature(badSignature, for: message))
         let other = try P256SigningKey().publicKey
         #expect(!other.isValidSignature(signature, for: message))
-        #expect(publicKey.isValidSignature(try P256Signature(derRepresentation: signature), forDigest: SHA256.hash(message)))
+        #expect(
+            publicKey.isValidSignature(try P256Signature(derRepresentation: signature), forDigest: SHA256.hash(message))
+        )
     }
 
     @Test("PEM and DER round trips for both halves")
@@ -59,9 +61,11 @@ struct SignatureTests {
         #expect(try P256SigningKey(derRepresentation: key.derRepresentation).pemRepresentation == pem)
         let pub = try key.publicKey
         #expect(try pub.pemRepresentation.hasPrefix("-----BEGIN PUBLIC KEY-----"))
-        #expect(try P256VerifyingKey(pemRepresentation: pub.pemRepresentation).derRepresentation == pub.derRepresentation)
+        #expect(
+            try P256VerifyingKey(pemRepresentation: pub.pemRepresentation).derRepresentation == pub.derRepresentation)
         #expect(try pub.x963Representation.count == 65)
-        #expect(try P256VerifyingKey(x963Representation: pub.x963Representation).derRepresentation == pub.derRepresentation)
+        #expect(
+            try P256VerifyingKey(x963Representation: pub.x963Representation).derRepresentation == pub.derRepresentation)
         let base64 = try pub.derRepresentation.base64EncodedString()
         #expect(base64.hasPrefix("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"))
         #expect(try P256VerifyingKey(base64SubjectPublicKeyInfo: base64).derRepresentation == pub.derRepresentation)
@@ -89,7 +93,8 @@ struct SignatureTests {
     @Test("malformed keys and signatures are refused with a reason")
     func badInput() throws {
         #expect {
-            try P256VerifyingKey(pemRepresentation: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n")
+            try P256VerifyingKey(
+                pemRepresentation: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n")
         } throws: { ($0 as? ENError)?.code == .badFormat }
         #expect(throws: ENError.self) { try P256SigningKey(pemRepresentation: "") }
         #expect(throws: ENError.self) { try P256SigningKey(derRepresentation: Data([0x30, 0x03, 0x02, 0x01])) }
@@ -165,8 +170,9 @@ struct SignatureTests {
 
     @Test("SHA-256 of known inputs, one-shot and incremental, and copies continue independently")
     func sha256() {
-        #expect(SHA256.hash(Data("abc".utf8)).hexString
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hash(Data("abc".utf8)).hexString
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hash(Data()).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         var hasher = SHA256()
         hasher.update(Data("a".utf8))
