@@ -44,7 +44,8 @@ struct Entool: AsyncParsableCommand {
                 exit(withError: error)  // --help, --version: printed on standard output
             }
             standardError(fullMessage(for: error))
-            Foundation.exit(code == .validationFailure ? EntoolFailure.badInputExitCode : EntoolFailure.checkFailedExitCode)
+            Foundation.exit(
+                code == .validationFailure ? EntoolFailure.badInputExitCode : EntoolFailure.checkFailedExitCode)
         }
     }
 }
