@@ -67,7 +67,7 @@ let riskBenchmarkSuite = BenchmarkSuite(name: "risk") { context, report in
     }
     report.add(
         BenchmarkResult(
-            suite: "risk", name: "V2 day summaries from windows (a year)", unit: "window", best: scoring.best,
+            suite: "risk", name: "V2 day summaries from windows", unit: "window", best: scoring.best,
             median: scoring.median, details: details))
 
     let building = measure(iterations: context.iterations, operations: windows.count) {
