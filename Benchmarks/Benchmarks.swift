@@ -35,8 +35,10 @@ struct Benchmarks: ParsableCommand {
 
     func run() throws {
         #if DEBUG
-        FileHandle.standardError.write(
-            Data("warning: this is a debug build; its timings mean nothing. Use `swift run -c release Benchmarks`.\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "warning: this is a debug build; its timings mean nothing. Use `swift run -c release Benchmarks`.\n"
+                        .utf8))
         #endif
         let context = BenchmarkContext(
             iterations: quick ? min(iterations, 3) : iterations,

@@ -8,7 +8,7 @@ import Foundation
 let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in
     let keyCount = context.quick ? 75_000 : 750_000
     context.log("export: writing a signed file of \(keyCount) random keys")
-    var rng = ExportBenchmarkRandom(state: 0x454B_2045_7870_6F72)
+    var rng = SplitMix64(seed: 0x454B_2045_7870_6F72)
     var keys: [ENTemporaryExposureKey] = []
     keys.reserveCapacity(keyCount)
     for i in 0..<keyCount {
@@ -119,16 +119,4 @@ private func threadCPUSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
-/// SplitMix64, so that the generated file is the same on every run.
-private struct ExportBenchmarkRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

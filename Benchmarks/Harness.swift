@@ -89,9 +89,9 @@ struct BenchmarkReport: Codable, Sendable {
     /// Whether this is a debug build (its numbers mean nothing).
     var debugBuild: Bool = {
         #if DEBUG
-        true
+            true
         #else
-        false
+            false
         #endif
     }()
 

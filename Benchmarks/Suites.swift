@@ -1,4 +1,6 @@
 /// Every suite, in the order they run. Each area adds its line here.
 let allBenchmarkSuites: [BenchmarkSuite] = [
-    exportBenchmarkSuite
+    cryptoBenchmarkSuite,
+    exportBenchmarkSuite,
+    riskBenchmarkSuite,
 ]

@@ -42,7 +42,9 @@ public struct ENIntervalNumber: RawRepresentable, Hashable, Comparable, Sendable
     }
 
     /// The first second of the interval.
-    public var date: Date { Date(timeIntervalSince1970: TimeInterval(rawValue) * TimeInterval(Self.secondsPerInterval)) }
+    public var date: Date {
+        Date(timeIntervalSince1970: TimeInterval(rawValue) * TimeInterval(Self.secondsPerInterval))
+    }
 
     /// The first interval of this interval's UTC day, the multiple of 144 at or below it: where a key that
     /// is current at this interval starts.

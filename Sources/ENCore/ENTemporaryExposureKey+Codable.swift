@@ -30,7 +30,9 @@ extension ENTemporaryExposureKey: Codable {
         try c.encode(rollingPeriod, forKey: .rollingPeriod)
         try c.encode(transmissionRiskLevel, forKey: .transmissionRiskLevel)
         try c.encode(diagnosisReportType, forKey: .diagnosisReportType)
-        if hasKnownDaysSinceOnsetOfSymptoms { try c.encode(daysSinceOnsetOfSymptoms, forKey: .daysSinceOnsetOfSymptoms) }
+        if hasKnownDaysSinceOnsetOfSymptoms {
+            try c.encode(daysSinceOnsetOfSymptoms, forKey: .daysSinceOnsetOfSymptoms)
+        }
         try c.encode(variantOfConcern, forKey: .variantOfConcern)
     }
 }

@@ -13,21 +13,21 @@ public struct AssociatedEncryptedMetadataKey: Sendable {
 
     /// Derives the key from a temporary exposure key.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when the key data is not 16 bytes.
+    /// - Throws: `ENError.Code.badParameter` when the key data is not 16 bytes.
     public init(temporaryExposureKey: ENTemporaryExposureKey) throws(ENError) {
         try self.init(keyData: temporaryExposureKey.keyData)
     }
 
     /// Derives the key from 16 bytes of temporary-exposure-key data.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when `keyData` is not 16 bytes.
+    /// - Throws: `ENError.Code.badParameter` when `keyData` is not 16 bytes.
     public init(keyData: Data) throws(ENError) {
         guard keyData.count == ENTemporaryExposureKey.keyLength else {
             throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
         }
         storage = keyData.withUnsafeBytes { tek in
             SecureBytes(count: 16) { out in
-                KeyScheduleHKDF.derive(tek: tek.baseAddress!, infos: [KeyScheduleHKDF.aemkInfo], into: out.baseAddress!)
+                KeyScheduleHKDF.derive(tek: tek.baseAddress!, outputs: .aemk, rpik: nil, aemk: out.baseAddress!)
             }
         }
     }

@@ -26,7 +26,7 @@ public struct BluetoothMetadata: Hashable, Sendable {
 
     /// Parses 4 bytes. Every bit pattern is accepted; check ``isSupportedVersion`` before trusting the power.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when `bytes` is not 4 bytes long.
+    /// - Throws: `ENError.Code.badParameter` when `bytes` is not 4 bytes long.
     public init(bytes: some Collection<UInt8>) throws(ENError) {
         let b = Array(bytes)
         guard b.count == 4 else { throw .badParameter("Bluetooth metadata is 4 bytes, got \(b.count)") }

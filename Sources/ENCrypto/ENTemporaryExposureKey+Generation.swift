@@ -6,7 +6,7 @@ extension ENTemporaryExposureKey {
     /// `rollingStartNumber` is where the key starts (normally the start of the current UTC day,
     /// `ENIntervalNumber(date: now).rollingStart`, or the current interval for a key that starts mid-day).
     ///
-    /// - Throws: ``ENError/Code/badParameter`` for a rolling period outside 1...144, ``ENError/Code/internal``
+    /// - Throws: `ENError.Code.badParameter` for a rolling period outside 1...144, `ENError.Code.internal`
     ///   when the random generator fails.
     public static func generate(
         rollingStartNumber: ENIntervalNumber, rollingPeriod: UInt32 = ENTemporaryExposureKey.defaultRollingPeriod

@@ -1,6 +1,6 @@
 internal import CLibCrypto
-public import Foundation
 public import ENCore
+public import Foundation
 
 /// HKDF with SHA-256 (RFC 5869), through OpenSSL's generic key-derivation API.
 ///
@@ -9,7 +9,7 @@ public import ENCore
 public enum HKDF {
     /// Derives `outputByteCount` bytes from `inputKeyMaterial`, an optional `salt` (none = zero-length) and `info`.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when the output length is outside 1...8160 (255 SHA-256 blocks)
+    /// - Throws: `ENError.Code.badParameter` when the output length is outside 1...8160 (255 SHA-256 blocks)
     ///   or the key material is empty.
     public static func deriveKey(
         inputKeyMaterial: Data, salt: Data? = nil, info: Data, outputByteCount: Int

@@ -10,7 +10,7 @@ public struct P256Signature: Hashable, Sendable {
 
     /// Parses a DER signature.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the bytes are empty, truncated, not a DER
+    /// - Throws: `ENError.Code.badFormat` when the bytes are empty, truncated, not a DER
     ///   `SEQUENCE` of two integers, or followed by extra bytes.
     public init(derRepresentation: Data) throws(ENError) {
         guard !derRepresentation.isEmpty else { throw .badFormat("the signature is empty") }
@@ -29,7 +29,7 @@ public struct P256Signature: Hashable, Sendable {
 
     /// Builds a signature from the 64-byte raw form `r || s` (big-endian, 32 bytes each).
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when `rawRepresentation` is not 64 bytes.
+    /// - Throws: `ENError.Code.badFormat` when `rawRepresentation` is not 64 bytes.
     public init(rawRepresentation: Data) throws(ENError) {
         guard rawRepresentation.count == 64 else {
             throw .badFormat("a raw P-256 signature is 64 bytes, got \(rawRepresentation.count)")

@@ -18,7 +18,7 @@ public struct P256SigningKey: Sendable {
 
     /// Generates a new random key pair.
     ///
-    /// - Throws: ``ENError/Code/internal`` when OpenSSL cannot generate the key.
+    /// - Throws: `ENError.Code.internal` when OpenSSL cannot generate the key.
     public init() throws(ENError) {
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw .openSSL("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(ctx) }
@@ -31,8 +31,8 @@ public struct P256SigningKey: Sendable {
 
     /// Reads a PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`) or SEC1 (`BEGIN EC PRIVATE KEY`), unencrypted.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the text is not such a PEM block,
-    ///   ``ENError/Code/badParameter`` when the key is not on P-256.
+    /// - Throws: `ENError.Code.badFormat` when the text is not such a PEM block,
+    ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(pemRepresentation: String) throws(ENError) {
         let parsed = OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { bio in
             PEM_read_bio_PrivateKey(bio, nil, nil, nil)
@@ -47,8 +47,8 @@ public struct P256SigningKey: Sendable {
 
     /// Reads a DER private key: PKCS#8 `PrivateKeyInfo` or SEC1 `ECPrivateKey`.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the bytes are not such a structure (or have trailing bytes),
-    ///   ``ENError/Code/badParameter`` when the key is not on P-256.
+    /// - Throws: `ENError.Code.badFormat` when the bytes are not such a structure (or have trailing bytes),
+    ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(derRepresentation: Data) throws(ENError) {
         let parsed = OpenSSLBytes.decodeDER(derRepresentation) { cursor, count in
             d2i_AutoPrivateKey(nil, cursor, count)

@@ -14,8 +14,8 @@ public struct P256VerifyingKey: Sendable {
 
     /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`, a `SubjectPublicKeyInfo`).
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the text is not such a PEM block,
-    ///   ``ENError/Code/badParameter`` when the key is not on P-256.
+    /// - Throws: `ENError.Code.badFormat` when the text is not such a PEM block,
+    ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(pemRepresentation: String) throws(ENError) {
         let parsed = OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { bio in
             PEM_read_bio_PUBKEY(bio, nil, nil, nil)
@@ -30,8 +30,8 @@ public struct P256VerifyingKey: Sendable {
 
     /// Reads a DER `SubjectPublicKeyInfo`.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the bytes are not one (or have trailing bytes),
-    ///   ``ENError/Code/badParameter`` when the key is not on P-256.
+    /// - Throws: `ENError.Code.badFormat` when the bytes are not one (or have trailing bytes),
+    ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(derRepresentation: Data) throws(ENError) {
         let parsed = OpenSSLBytes.decodeDER(derRepresentation) { cursor, count in
             d2i_PUBKEY(nil, cursor, count)
@@ -46,17 +46,18 @@ public struct P256VerifyingKey: Sendable {
 
     /// Reads the 65-byte uncompressed point `04 || X || Y` (the form iOS keeps).
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the bytes are not a point on P-256.
+    /// - Throws: `ENError.Code.badFormat` when the bytes are not a point on P-256.
     public init(x963Representation: Data) throws(ENError) {
         guard x963Representation.count == 65, x963Representation.first == 0x04 else {
-            throw .badFormat("an uncompressed P-256 point is 65 bytes starting with 04, got \(x963Representation.count)")
+            throw .badFormat(
+                "an uncompressed P-256 point is 65 bytes starting with 04, got \(x963Representation.count)")
         }
         try self.init(derRepresentation: Self.spkiPrefix + x963Representation)
     }
 
     /// Reads the base64 of a `SubjectPublicKeyInfo`, as health authorities publish it.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the text is not base64 of such a key.
+    /// - Throws: `ENError.Code.badFormat` when the text is not base64 of such a key.
     public init(base64SubjectPublicKeyInfo text: String) throws(ENError) {
         guard let der = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw .badFormat("the public key is not valid base64")

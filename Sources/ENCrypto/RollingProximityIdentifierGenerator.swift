@@ -11,6 +11,9 @@ import Foundation
 ///
 /// A generator is not thread-safe: create one per thread (it is cheap) and reuse it for many keys.
 ///
+/// It is meant for published diagnosis keys, which are not secret: unlike ``RollingProximityIdentifierKey``,
+/// it does not scrub intermediate values from the stack (its own RPIK buffer is zeroed on release).
+///
 /// ```swift
 /// let generator = try RollingProximityIdentifierGenerator()
 /// for key in keys {
@@ -27,7 +30,7 @@ public final class RollingProximityIdentifierGenerator {
 
     /// Creates a generator.
     ///
-    /// - Throws: ``ENError/Code/internal`` when OpenSSL cannot provide AES-128-ECB.
+    /// - Throws: `ENError.Code.internal` when OpenSSL cannot provide AES-128-ECB.
     public init() throws(ENError) {
         cipher = try CipherContext(cipher: try FetchedAlgorithms.shared().aes128ECB)
         blocks = PaddedIntervalBlocks(capacity: Self.maximumCount)
@@ -45,13 +48,14 @@ public final class RollingProximityIdentifierGenerator {
     ) throws(ENError) {
         guard keyData.count == 16 else { throw .badParameter("key data must be 16 bytes, got \(keyData.count)") }
         guard output.count >= 16 else { throw .badParameter("the output needs 16 bytes, has \(output.count)") }
-        KeyScheduleHKDF.derive(tek: keyData.baseAddress!, infos: [KeyScheduleHKDF.rpikInfo], into: output.baseAddress!)
+        KeyScheduleHKDF.derive(
+            tek: keyData.baseAddress!, outputs: .rpik, rpik: output.baseAddress!, aemk: nil, scrub: false)
     }
 
     /// Derives the identifiers of `count` (at most 144) consecutive intervals from `start` for the 16-byte key
     /// data at `keyData`, and writes them (16 bytes each) to `output`. Allocates nothing.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` for wrong buffer sizes or a count outside 0...144.
+    /// - Throws: `ENError.Code.badParameter` for wrong buffer sizes or a count outside 0...144.
     public func deriveIdentifiers(
         keyData: UnsafeRawBufferPointer, startingAt start: ENIntervalNumber, count: Int,
         into output: UnsafeMutableRawBufferPointer
@@ -64,8 +68,31 @@ public final class RollingProximityIdentifierGenerator {
             throw .badParameter("the output needs \(16 * count) bytes, has \(output.count)")
         }
         guard count > 0 else { return }
-        KeyScheduleHKDF.derive(tek: keyData.baseAddress!, infos: [KeyScheduleHKDF.rpikInfo], into: rpik.baseAddress!)
+        KeyScheduleHKDF.derive(
+            tek: keyData.baseAddress!, outputs: .rpik, rpik: rpik.baseAddress!, aemk: nil, scrub: false)
         try cipher.setKey(rpik.baseAddress!)
+        blocks.fill(start: start.rawValue, count: count)
+        try blocks.encrypt(with: cipher, count: count)
+        blocks.copyOutput(count: count, to: output.baseAddress!)
+    }
+
+    /// Encrypts the identifiers of `count` (at most 144) consecutive intervals from `start` under an already
+    /// derived 16-byte RPIK: the AES half of ``deriveIdentifiers(keyData:startingAt:count:into:)``.
+    ///
+    /// - Throws: `ENError.Code.badParameter` for wrong buffer sizes or a count outside 0...144.
+    public func encryptIdentifiers(
+        rollingProximityIdentifierKey key: UnsafeRawBufferPointer, startingAt start: ENIntervalNumber, count: Int,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(ENError) {
+        guard key.count == 16 else { throw .badParameter("an RPIK must be 16 bytes, got \(key.count)") }
+        guard (0...Self.maximumCount).contains(count) else {
+            throw .badParameter("identifier count must be 0...144, got \(count)")
+        }
+        guard output.count >= 16 * count else {
+            throw .badParameter("the output needs \(16 * count) bytes, has \(output.count)")
+        }
+        guard count > 0 else { return }
+        try cipher.setKey(key.baseAddress!)
         blocks.fill(start: start.rawValue, count: count)
         try blocks.encrypt(with: cipher, count: count)
         blocks.copyOutput(count: count, to: output.baseAddress!)
@@ -73,7 +100,7 @@ public final class RollingProximityIdentifierGenerator {
 
     /// The identifiers of every interval of `key`'s rolling period.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when the key is invalid (see ``ENTemporaryExposureKey/validate()``).
+    /// - Throws: `ENError.Code.badParameter` when the key is invalid (see `ENTemporaryExposureKey.validate()`).
     public func identifiers(for key: ENTemporaryExposureKey) throws(ENError) -> [RollingProximityIdentifier] {
         try key.validate()
         let count = Int(key.rollingPeriod)
@@ -81,15 +108,16 @@ public final class RollingProximityIdentifierGenerator {
         result.reserveCapacity(count)
         try typedThrows {
             try withUnsafeTemporaryAllocation(byteCount: 16 * count, alignment: 16) { out in
-            try key.keyData.withUnsafeBytes { tek in
-                try deriveIdentifiers(keyData: tek, startingAt: key.rollingStartNumber, count: count, into: out)
-            }
-            for i in 0..<count {
-                result.append(
-                    RollingProximityIdentifier(
-                        lowWord: UInt64(littleEndian: out.loadUnaligned(fromByteOffset: 16 * i, as: UInt64.self)),
-                        highWord: UInt64(littleEndian: out.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self))))
-            }
+                try key.keyData.withUnsafeBytes { tek in
+                    try deriveIdentifiers(keyData: tek, startingAt: key.rollingStartNumber, count: count, into: out)
+                }
+                for i in 0..<count {
+                    result.append(
+                        RollingProximityIdentifier(
+                            lowWord: UInt64(littleEndian: out.loadUnaligned(fromByteOffset: 16 * i, as: UInt64.self)),
+                            highWord: UInt64(
+                                littleEndian: out.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self))))
+                }
             }
         }
         return result

@@ -20,28 +20,28 @@ public struct RollingProximityIdentifierKey: Sendable {
 
     /// Derives the key from a temporary exposure key.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when the key data is not 16 bytes.
+    /// - Throws: `ENError.Code.badParameter` when the key data is not 16 bytes.
     public init(temporaryExposureKey: ENTemporaryExposureKey) throws(ENError) {
         try self.init(keyData: temporaryExposureKey.keyData)
     }
 
     /// Derives the key from 16 bytes of temporary-exposure-key data.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when `keyData` is not 16 bytes.
+    /// - Throws: `ENError.Code.badParameter` when `keyData` is not 16 bytes.
     public init(keyData: Data) throws(ENError) {
         guard keyData.count == ENTemporaryExposureKey.keyLength else {
             throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
         }
         storage = keyData.withUnsafeBytes { tek in
             SecureBytes(count: 16) { out in
-                KeyScheduleHKDF.derive(tek: tek.baseAddress!, infos: [KeyScheduleHKDF.rpikInfo], into: out.baseAddress!)
+                KeyScheduleHKDF.derive(tek: tek.baseAddress!, outputs: .rpik, rpik: out.baseAddress!, aemk: nil)
             }
         }
     }
 
     /// Wraps 16 bytes of an already derived RPIK.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when `derivedKeyBytes` is not 16 bytes.
+    /// - Throws: `ENError.Code.badParameter` when `derivedKeyBytes` is not 16 bytes.
     public init(derivedKeyBytes: Data) throws(ENError) {
         guard derivedKeyBytes.count == 16 else {
             throw .badParameter("a rolling proximity identifier key is 16 bytes, got \(derivedKeyBytes.count)")
@@ -59,7 +59,7 @@ public struct RollingProximityIdentifierKey: Sendable {
 
     /// The identifiers of `count` consecutive intervals from `start`, encrypted with one OpenSSL call.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` when `count` is negative or runs past the end of the
+    /// - Throws: `ENError.Code.badParameter` when `count` is negative or runs past the end of the
     ///   interval range.
     public func identifiers(startingAt start: ENIntervalNumber, count: Int) throws(ENError)
         -> [RollingProximityIdentifier]

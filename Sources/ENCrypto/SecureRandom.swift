@@ -6,7 +6,7 @@ public import Foundation
 public enum SecureRandom {
     /// `count` random bytes.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` for a negative count, ``ENError/Code/internal`` when the
+    /// - Throws: `ENError.Code.badParameter` for a negative count, `ENError.Code.internal` when the
     ///   generator cannot be seeded.
     public static func bytes(count: Int) throws(ENError) -> Data {
         guard count >= 0 else { throw .badParameter("random byte count must not be negative, got \(count)") }

@@ -64,9 +64,14 @@ struct DeriveCommand: ParsableCommand {
             print("RPIK  \(result.rpik)")
             print("AEMK  \(result.aemk)")
             print("")
-            print(bluetoothMetadata == nil ? "interval  date (UTC)         RPI" : "interval  date (UTC)         RPI                               AEM")
+            print(
+                bluetoothMetadata == nil
+                    ? "interval  date (UTC)         RPI"
+                    : "interval  date (UTC)         RPI                               AEM")
             let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
+            formatter.formatOptions = [
+                .withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime,
+            ]
             formatter.timeZone = TimeZone(identifier: "UTC")
             for identifier in identifiers {
                 let date = formatter.string(from: ENIntervalNumber(identifier.interval).date).prefix(16)

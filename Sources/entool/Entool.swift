@@ -22,6 +22,7 @@ struct Entool: AsyncParsableCommand {
             InspectCommand.self,
             VerifyCommand.self,
             ExportCommand.self,
+            ScoreCommand.self,
         ]
     )
 
@@ -46,7 +47,8 @@ struct Entool: AsyncParsableCommand {
                 exit(withError: error)  // --help, --version: printed on standard output
             }
             standardError(fullMessage(for: error))
-            Foundation.exit(code == .validationFailure ? EntoolFailure.badInputExitCode : EntoolFailure.checkFailedExitCode)
+            Foundation.exit(
+                code == .validationFailure ? EntoolFailure.badInputExitCode : EntoolFailure.checkFailedExitCode)
         }
     }
 }

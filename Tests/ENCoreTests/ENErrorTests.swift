@@ -21,7 +21,9 @@ struct ENErrorTests {
     func patternMatch() {
         func fail() throws { throw ENError.badFormat("header") }
         var matched = false
-        do { try fail() } catch ENError.Code.badParameter { Issue.record("wrong code matched") } catch ENError.Code.badFormat {
+        do { try fail() } catch ENError.Code.badParameter { Issue.record("wrong code matched") } catch ENError.Code
+            .badFormat
+        {
             matched = true
         } catch { Issue.record("unexpected \(error)") }
         #expect(matched)

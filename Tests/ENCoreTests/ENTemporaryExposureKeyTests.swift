@@ -67,7 +67,8 @@ struct ENTemporaryExposureKeyTests {
 
     @Test("the description does not reveal the whole secret")
     func description() {
-        let k = ENTemporaryExposureKey(keyData: Data(hexString: "75c734c6dd1a782de7a965da5eb93125")!, rollingStartNumber: 1)
+        let k = ENTemporaryExposureKey(
+            keyData: Data(hexString: "75c734c6dd1a782de7a965da5eb93125")!, rollingStartNumber: 1)
         #expect(k.description.contains("75c734c6"))
         #expect(!k.description.contains("dd1a782d"))
     }

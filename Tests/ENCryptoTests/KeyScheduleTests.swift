@@ -13,14 +13,16 @@ struct KeyScheduleTests {
     func vectorFileShape() {
         #expect(vectors.advertisements.count == 144)
         #expect(vectors.advertisements.map(\.interval) == Array(2_642_976..<2_643_120))
-        #expect(ENIntervalNumber(date: Date(timeIntervalSince1970: TimeInterval(vectors.keyGenerationSeconds)))
-            == ENIntervalNumber(vectors.rollingStartIntervalNumber))
+        #expect(
+            ENIntervalNumber(date: Date(timeIntervalSince1970: TimeInterval(vectors.keyGenerationSeconds)))
+                == ENIntervalNumber(vectors.rollingStartIntervalNumber))
     }
 
     @Test("RPIK and AEMK")
     func derivedKeys() throws {
         #expect(try RollingProximityIdentifierKey(temporaryExposureKey: vectors.key).keyBytes.hexString == vectors.rpik)
-        #expect(try AssociatedEncryptedMetadataKey(temporaryExposureKey: vectors.key).keyBytes.hexString == vectors.aemk)
+        #expect(
+            try AssociatedEncryptedMetadataKey(temporaryExposureKey: vectors.key).keyBytes.hexString == vectors.aemk)
     }
 
     @Test("the fast HKDF agrees with OpenSSL's generic HKDF (a second, independent route)")
@@ -79,14 +81,17 @@ struct KeyScheduleTests {
     @Test("the ENS example keys give the published RPIKs and RPIs (rolling periods 1 and 114)")
     func ensExampleKeys() throws {
         let key0 = ENTemporaryExposureKey(
-            keyData: Data(hexString: "172fc480e598490c34177604339b1543")!, rollingStartNumber: 2_649_980, rollingPeriod: 1)
+            keyData: Data(hexString: "172fc480e598490c34177604339b1543")!, rollingStartNumber: 2_649_980,
+            rollingPeriod: 1)
         let key1 = ENTemporaryExposureKey(
             keyData: Data(hexString: "2b63053ac483238de176169e861f3dcd")!, rollingStartNumber: 2_649_866,
             rollingPeriod: 114)
-        #expect(try RollingProximityIdentifierKey(temporaryExposureKey: key0).keyBytes.hexString
-            == "069133794970fe9d2c8778bb4256173a")
-        #expect(try RollingProximityIdentifierKey(temporaryExposureKey: key1).keyBytes.hexString
-            == "d7a73c519682cab51fec1c1b39cb418d")
+        #expect(
+            try RollingProximityIdentifierKey(temporaryExposureKey: key0).keyBytes.hexString
+                == "069133794970fe9d2c8778bb4256173a")
+        #expect(
+            try RollingProximityIdentifierKey(temporaryExposureKey: key1).keyBytes.hexString
+                == "d7a73c519682cab51fec1c1b39cb418d")
         let generator = try RollingProximityIdentifierGenerator()
         let ids0 = try generator.identifiers(for: key0)
         #expect(ids0.map(\.description) == ["9d8833fab07f3897eff530e1e550a44b"])

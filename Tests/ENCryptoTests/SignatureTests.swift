@@ -46,7 +46,9 @@ struct SignatureTests {
         #expect(!publicKey.isValidSignature(badSignature, for: message))
         let other = try P256SigningKey().publicKey
         #expect(!other.isValidSignature(signature, for: message))
-        #expect(publicKey.isValidSignature(try P256Signature(derRepresentation: signature), forDigest: SHA256.hash(message)))
+        #expect(
+            publicKey.isValidSignature(try P256Signature(derRepresentation: signature), forDigest: SHA256.hash(message))
+        )
     }
 
     @Test("PEM and DER round trips for both halves")
@@ -59,9 +61,11 @@ struct SignatureTests {
         #expect(try P256SigningKey(derRepresentation: key.derRepresentation).pemRepresentation == pem)
         let pub = try key.publicKey
         #expect(try pub.pemRepresentation.hasPrefix("-----BEGIN PUBLIC KEY-----"))
-        #expect(try P256VerifyingKey(pemRepresentation: pub.pemRepresentation).derRepresentation == pub.derRepresentation)
+        #expect(
+            try P256VerifyingKey(pemRepresentation: pub.pemRepresentation).derRepresentation == pub.derRepresentation)
         #expect(try pub.x963Representation.count == 65)
-        #expect(try P256VerifyingKey(x963Representation: pub.x963Representation).derRepresentation == pub.derRepresentation)
+        #expect(
+            try P256VerifyingKey(x963Representation: pub.x963Representation).derRepresentation == pub.derRepresentation)
         let base64 = try pub.derRepresentation.base64EncodedString()
         #expect(base64.hasPrefix("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"))
         #expect(try P256VerifyingKey(base64SubjectPublicKeyInfo: base64).derRepresentation == pub.derRepresentation)
@@ -89,7 +93,8 @@ struct SignatureTests {
     @Test("malformed keys and signatures are refused with a reason")
     func badInput() throws {
         #expect {
-            try P256VerifyingKey(pemRepresentation: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n")
+            try P256VerifyingKey(
+                pemRepresentation: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n")
         } throws: { ($0 as? ENError)?.code == .badFormat }
         #expect(throws: ENError.self) { try P256SigningKey(pemRepresentation: "") }
         #expect(throws: ENError.self) { try P256SigningKey(derRepresentation: Data([0x30, 0x03, 0x02, 0x01])) }
@@ -165,8 +170,9 @@ struct SignatureTests {
 
     @Test("SHA-256 of known inputs, one-shot and incremental, and copies continue independently")
     func sha256() {
-        #expect(SHA256.hash(Data("abc".utf8)).hexString
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hash(Data("abc".utf8)).hexString
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hash(Data()).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         var hasher = SHA256()
         hasher.update(Data("a".utf8))
@@ -175,5 +181,51 @@ struct SignatureTests {
         #expect(hasher.finalize() == SHA256.hash(Data("abc".utf8)))
         #expect(copy.finalize() == SHA256.hash(Data("a".utf8)))
         #expect(throws: ENError.self) { try SecureRandom.bytes(count: -1) }
+    }
+}
+
+@Suite("AES-GCM")
+struct AESGCMTests {
+    @Test("seal and open round-trip for both key sizes and any length, including empty")
+    func roundTrip() throws {
+        for keySize in [16, 32] {
+            let key = try AESGCM.Key(data: SecureRandom.bytes(count: keySize))
+            for length in [0, 1, 15, 16, 17, 1000] {
+                let plaintext = try SecureRandom.bytes(count: length)
+                let sealed = try AESGCM.seal(plaintext, using: key, authenticating: Data("aad".utf8))
+                #expect(sealed.count == length + 28)
+                #expect(try AESGCM.open(sealed, using: key, authenticating: Data("aad".utf8)) == plaintext)
+            }
+        }
+    }
+
+    @Test("a changed byte, another key, other additional data or a short box fail with badFormat")
+    func tampering() throws {
+        let key = try AESGCM.Key.generate()
+        let sealed = try AESGCM.seal(Data("sightings".utf8), using: key)
+        for index in [0, 12, sealed.count - 1] {
+            var changed = sealed
+            changed[index] ^= 0x01
+            #expect { try AESGCM.open(changed, using: key) } throws: { ($0 as? ENError)?.code == .badFormat }
+        }
+        #expect(throws: ENError.self) { try AESGCM.open(sealed, using: AESGCM.Key.generate()) }
+        #expect(throws: ENError.self) { try AESGCM.open(sealed, using: key, authenticating: Data("x".utf8)) }
+        #expect(throws: ENError.self) { try AESGCM.open(sealed.prefix(27), using: key) }
+        #expect(throws: ENError.self) { try AESGCM.Key(data: Data(count: 24)) }
+    }
+
+    @Test("matches NIST's GCM test case 4 (AES-128, 60-byte plaintext with AAD)")
+    func knownAnswer() throws {
+        // NIST GCM spec (McGrew & Viega), test case 4; sealed box = IV || C || T.
+        let key = try AESGCM.Key(data: Data(hexString: "feffe9928665731c6d6a8f9467308308")!)
+        let iv = "cafebabefacedbaddecaf888"
+        let c =
+            "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+        let t = "5bc94fbc3221a5db94fae95ae7121a47"
+        let p =
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        let aad = Data(hexString: "feedfacedeadbeeffeedfacedeadbeefabaddad2")!
+        let opened = try AESGCM.open(Data(hexString: iv + c + t)!, using: key, authenticating: aad)
+        #expect(opened.hexString == p)
     }
 }

@@ -20,7 +20,8 @@ struct TestVectors: Decodable {
     var advertisements: [Advertisement]
 
     static func load() throws -> TestVectors {
-        let url = try #require(Bundle.module.url(forResource: "test-vectors-v1.2", withExtension: "json", subdirectory: "Fixtures"))
+        let url = try #require(
+            Bundle.module.url(forResource: "test-vectors-v1.2", withExtension: "json", subdirectory: "Fixtures"))
         return try JSONDecoder().decode(TestVectors.self, from: Data(contentsOf: url))
     }
 

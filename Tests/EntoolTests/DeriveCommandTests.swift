@@ -52,7 +52,8 @@ struct DeriveCommandTests {
     @Test("without --metadata there is no aem field; --count limits the list; upper-case hex is accepted")
     func countAndNoMetadata() throws {
         let result = try runEntool([
-            "derive", "--tek", vectors.temporaryExposureKey.uppercased(), "--interval", "2643046", "--count", "2", "--json",
+            "derive", "--tek", vectors.temporaryExposureKey.uppercased(), "--interval", "2643046", "--count", "2",
+            "--json",
         ])
         #expect(result.status == 0)
         let object = try #require(try result.json() as? [String: Any])
@@ -65,7 +66,9 @@ struct DeriveCommandTests {
 
     @Test("the human-readable form shows the keys and a dated table")
     func text() throws {
-        let result = try runEntool(["derive", "--tek", vectors.temporaryExposureKey, "--interval", "2642976", "--count", "1"])
+        let result = try runEntool([
+            "derive", "--tek", vectors.temporaryExposureKey, "--interval", "2642976", "--count", "1",
+        ])
         #expect(result.status == 0)
         #expect(result.output.contains("RPIK  185ad91db69ec7dd048960f1f3ba6175"))
         #expect(result.output.contains("2020-04-02 00:00"))

@@ -18,9 +18,9 @@ struct EntoolResult {
 func entoolURL() throws -> URL {
     if let path = ProcessInfo.processInfo.environment["ENTOOL_PATH"] { return URL(fileURLWithPath: path) }
     #if os(macOS)
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("entool")
-    }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("entool")
+        }
     #endif
     let url = Bundle.main.bundleURL.appendingPathComponent("entool")
     try #require(FileManager.default.isExecutableFile(atPath: url.path), "entool not found at \(url.path)")

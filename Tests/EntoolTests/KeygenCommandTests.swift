@@ -50,7 +50,9 @@ struct KeygenCommandTests {
         #expect(try String(contentsOfFile: priv, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
         let same = try runEntool(["keygen", "--private-key", priv, "--public-key", priv])
         #expect(same.status == 2)
-        let unwritable = try runEntool(["keygen", "--private-key", "/nonexistent-dir/p.pem", "--public-key", pub, "--force"])
+        let unwritable = try runEntool([
+            "keygen", "--private-key", "/nonexistent-dir/p.pem", "--public-key", pub, "--force",
+        ])
         #expect(unwritable.status == 2)
     }
 }

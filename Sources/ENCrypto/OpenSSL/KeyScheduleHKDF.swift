@@ -3,9 +3,9 @@ internal import CLibCrypto
 /// HKDF-SHA256 specialised to the Exposure Notification key schedule, on OpenSSL's `SHA256_Transform`.
 ///
 /// `RPIK = HKDF(IKM = TEK, salt = none, info = "EN-RPIK", L = 16)` and likewise `AEMK` with `"EN-AEMK"`.
-/// Because the salt is constant (no salt = 64 zero bytes as HMAC key), its inner and outer pad states are
+/// Because the salt is constant (no salt = an all-zero HMAC key), its inner and outer pad states are
 /// computed once per process; because L = 16 fits in one expand block, HKDF reduces to exactly six SHA-256
-/// compressions per derived key and no allocation, no context object and no provider fetch:
+/// compressions per derived key, with no allocation, no context object and no provider fetch:
 ///
 /// 1. extract, inner: `compress(ipadState(0), TEK || padding)`
 /// 2. extract, outer: `compress(opadState(0), inner || padding)` = PRK
@@ -17,28 +17,45 @@ internal import CLibCrypto
 /// Deriving RPIK and AEMK together shares steps 1, 2, 3 and 5 (eight compressions for both keys).
 /// The output is checked against the official test vectors and against OpenSSL's generic HKDF in tests.
 enum KeyScheduleHKDF {
-    /// `"EN-RPIK" || 0x01`: the info string followed by the first expand counter.
-    static let rpikInfo: [UInt8] = Array("EN-RPIK".utf8) + [0x01]
-    /// `"EN-AEMK" || 0x01`.
-    static let aemkInfo: [UInt8] = Array("EN-AEMK".utf8) + [0x01]
+    /// Which keys to derive.
+    struct Outputs: OptionSet {
+        let rawValue: UInt8
+        static let rpik = Outputs(rawValue: 1)
+        static let aemk = Outputs(rawValue: 2)
+    }
 
+    /// `"EN-RPIK" || 0x01` as the little-endian load of those 8 bytes.
+    private static let rpikInfo: UInt64 = infoWord("EN-RPIK")
+    /// `"EN-AEMK" || 0x01`.
+    private static let aemkInfo: UInt64 = infoWord("EN-AEMK")
+
+    private static func infoWord(_ text: String) -> UInt64 {
+        var word: UInt64 = 0
+        for (i, byte) in (Array(text.utf8) + [0x01]).enumerated() { word |= UInt64(byte) << (8 * UInt64(i)) }
+        return word
+    }
+
+    /// The states after compressing the zero-salt pad blocks `0x36 * 64` and `0x5c * 64`.
     private static let zeroSaltStates: (inner: SHA256_CTX, outer: SHA256_CTX) = {
-        (padState(key: nil, pad: 0x36), padState(key: nil, pad: 0x5c))
+        var inner = SHA256_CTX()
+        var outer = SHA256_CTX()
+        SHA256_Init(&inner)
+        SHA256_Init(&outer)
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 16) { block in
+            block.initializeMemory(as: UInt8.self, repeating: 0x36)
+            SHA256_Transform(&inner, block.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            block.initializeMemory(as: UInt8.self, repeating: 0x5c)
+            SHA256_Transform(&outer, block.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        return (inner, outer)
     }()
 
-    /// The SHA-256 state after compressing one block `(key || zeros) ^ pad`.
-    private static func padState(key: UnsafeRawPointer?, pad: UInt8) -> SHA256_CTX {
+    /// SHA-256's initial state.
+    private static let initialState: SHA256_CTX = {
         var ctx = SHA256_CTX()
         SHA256_Init(&ctx)
-        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 16) { block in
-            for i in 0..<64 { block[i] = pad }
-            if let key {
-                for i in 0..<32 { block[i] = key.load(fromByteOffset: i, as: UInt8.self) ^ pad }
-            }
-            SHA256_Transform(&ctx, block.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        }
         return ctx
-    }
+    }()
 
     /// Writes the 32-byte big-endian digest held in `ctx.h` to `output`.
     @inline(__always)
@@ -52,55 +69,90 @@ enum KeyScheduleHKDF {
         }
     }
 
-    /// Fills `block` with `length` bytes already at its start, SHA-256 padding, and the bit length of
-    /// `64 + length` bytes (one previously compressed pad block plus the message).
+    /// Writes SHA-256 padding after `length` message bytes at the start of the 64-byte `block`, with the bit
+    /// length of one previously compressed pad block plus the message.
     @inline(__always)
-    private static func pad(_ block: UnsafeMutableRawBufferPointer, messageLength length: Int) {
-        block[length] = 0x80
-        for i in (length + 1)..<56 { block[i] = 0 }
-        let bits = UInt64(64 + length) * 8
-        block.baseAddress!.storeBytes(of: bits.bigEndian, toByteOffset: 56, as: UInt64.self)
+    private static func pad(_ block: UnsafeMutableRawPointer, messageLength length: Int) {
+        block.storeBytes(of: 0x80, toByteOffset: length, as: UInt8.self)
+        (block + length + 1).initializeMemory(as: UInt8.self, repeating: 0, count: 55 - length)
+        block.storeBytes(of: (UInt64(64 + length) * 8).bigEndian, toByteOffset: 56, as: UInt64.self)
     }
 
-    /// Derives the 16-byte keys for each of `infos` (each 8 bytes: a 7-byte info plus 0x01) from a 16-byte
-    /// TEK, writing them one after another to `output` (16 bytes per info).
-    static func derive(
-        tek: UnsafeRawPointer, infos: [[UInt8]], into output: UnsafeMutableRawPointer
+    /// One expand step: `HMAC(PRK, info)` from the PRK's pad states, truncated to 16 bytes.
+    @inline(__always)
+    private static func expand(
+        info: UInt64, inner: SHA256_CTX, outer: SHA256_CTX, block: UnsafeMutableRawPointer,
+        to destination: UnsafeMutableRawPointer, scrub: Bool
     ) {
-        withUnsafeTemporaryAllocation(byteCount: 64 * 3, alignment: 16) { scratch in
-            let block = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<64])
-            let prk = UnsafeMutableRawBufferPointer(rebasing: scratch[64..<96])
-            let inner = UnsafeMutableRawBufferPointer(rebasing: scratch[96..<128])
-            let block8 = block.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let block8 = block.assumingMemoryBound(to: UInt8.self)
+        var innerCtx = inner
+        block.storeBytes(of: info.littleEndian, as: UInt64.self)
+        pad(block, messageLength: 8)
+        SHA256_Transform(&innerCtx, block8)
+        storeDigest(&innerCtx, to: block)
+        pad(block, messageLength: 32)
+        var outerCtx = outer
+        SHA256_Transform(&outerCtx, block8)
+        storeDigest(&outerCtx, to: block)
+        destination.copyMemory(from: block, byteCount: 16)
+        guard scrub else { return }
+        OPENSSL_cleanse(&innerCtx, MemoryLayout<SHA256_CTX>.size)
+        OPENSSL_cleanse(&outerCtx, MemoryLayout<SHA256_CTX>.size)
+    }
+
+    /// Derives the requested 16-byte keys from the 16-byte TEK at `tek`: the RPIK to `rpik`, the AEMK to `aemk`.
+    ///
+    /// With `scrub`, every intermediate value is overwritten with zeros before returning (for a device's own
+    /// keys). The batch path passes `false`: it derives from published diagnosis keys, which are not secret,
+    /// and scrubbing would cost about a fifth of the derivation.
+    static func derive(
+        tek: UnsafeRawPointer, outputs: Outputs, rpik: UnsafeMutableRawPointer?, aemk: UnsafeMutableRawPointer?,
+        scrub: Bool = true
+    ) {
+        withUnsafeTemporaryAllocation(byteCount: 128, alignment: 16) { scratch in
+            let block = scratch.baseAddress!
+            let digest = block + 64
+            let block8 = block.assumingMemoryBound(to: UInt8.self)
 
             // Extract: PRK = HMAC(zero salt, TEK).
             var ctx = zeroSaltStates.inner
-            block.baseAddress!.copyMemory(from: tek, byteCount: 16)
+            block.copyMemory(from: tek, byteCount: 16)
             pad(block, messageLength: 16)
             SHA256_Transform(&ctx, block8)
-            storeDigest(&ctx, to: block.baseAddress!)
+            storeDigest(&ctx, to: block)
             pad(block, messageLength: 32)
-            var outer = zeroSaltStates.outer
-            SHA256_Transform(&outer, block8)
-            storeDigest(&outer, to: prk.baseAddress!)
+            ctx = zeroSaltStates.outer
+            SHA256_Transform(&ctx, block8)
+            storeDigest(&ctx, to: digest)  // PRK
 
-            // Expand: T1 = HMAC(PRK, info || 0x01).
-            let expandInner = padState(key: prk.baseAddress!, pad: 0x36)
-            let expandOuter = padState(key: prk.baseAddress!, pad: 0x5c)
-            for (index, info) in infos.enumerated() {
-                var innerCtx = expandInner
-                for i in 0..<8 { block[i] = info[i] }
-                pad(block, messageLength: 8)
-                SHA256_Transform(&innerCtx, block8)
-                storeDigest(&innerCtx, to: inner.baseAddress!)
-                block.baseAddress!.copyMemory(from: inner.baseAddress!, byteCount: 32)
-                pad(block, messageLength: 32)
-                var outerCtx = expandOuter
-                SHA256_Transform(&outerCtx, block8)
-                storeDigest(&outerCtx, to: block.baseAddress!)
-                (output + 16 * index).copyMemory(from: block.baseAddress!, byteCount: 16)
+            // Expand pad states for the key PRK || 0^32.
+            var expandInner = initialState
+            var expandOuter = initialState
+            for i in 0..<4 {
+                let word = digest.load(fromByteOffset: 8 * i, as: UInt64.self)
+                block.storeBytes(of: word ^ 0x3636_3636_3636_3636, toByteOffset: 8 * i, as: UInt64.self)
             }
+            (block + 32).initializeMemory(as: UInt8.self, repeating: 0x36, count: 32)
+            SHA256_Transform(&expandInner, block8)
+            for i in 0..<4 {
+                let word = digest.load(fromByteOffset: 8 * i, as: UInt64.self)
+                block.storeBytes(of: word ^ 0x5c5c_5c5c_5c5c_5c5c, toByteOffset: 8 * i, as: UInt64.self)
+            }
+            (block + 32).initializeMemory(as: UInt8.self, repeating: 0x5c, count: 32)
+            SHA256_Transform(&expandOuter, block8)
+
+            // Expand: T1 = HMAC(PRK, info || 0x01), one per requested key.
+            if outputs.contains(.rpik), let rpik {
+                expand(info: rpikInfo, inner: expandInner, outer: expandOuter, block: block, to: rpik, scrub: scrub)
+            }
+            if outputs.contains(.aemk), let aemk {
+                expand(info: aemkInfo, inner: expandInner, outer: expandOuter, block: block, to: aemk, scrub: scrub)
+            }
+            guard scrub else { return }
             OPENSSL_cleanse(scratch.baseAddress, scratch.count)
+            OPENSSL_cleanse(&ctx, MemoryLayout<SHA256_CTX>.size)
+            OPENSSL_cleanse(&expandInner, MemoryLayout<SHA256_CTX>.size)
+            OPENSSL_cleanse(&expandOuter, MemoryLayout<SHA256_CTX>.size)
         }
     }
 }

@@ -2,7 +2,7 @@ internal import CLibCrypto
 import ENCore
 
 extension ENError {
-    /// An ``ENError/Code/internal`` error whose reason is `operation` followed by OpenSSL's error queue, which
+    /// An `ENError.Code.internal` error whose reason is `operation` followed by OpenSSL's error queue, which
     /// this drains (so that a later failure does not report a stale entry).
     static func openSSL(_ operation: String) -> ENError {
         var messages: [String] = []

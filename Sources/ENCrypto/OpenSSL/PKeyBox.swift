@@ -13,7 +13,7 @@ final class PKeyBox: @unchecked Sendable {
 
     deinit { EVP_PKEY_free(pkey) }
 
-    /// Throws ``ENError/Code/badParameter`` unless the key is an EC key on P-256.
+    /// Throws `ENError.Code.badParameter` unless the key is an EC key on P-256.
     func requireP256(_ what: String) throws(ENError) {
         guard EVP_PKEY_is_a(pkey, "EC") == 1 else {
             throw .badParameter("\(what) is not an elliptic-curve key (ECDSA P-256 is required)")

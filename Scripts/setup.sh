@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what building and testing this package needs on a fresh Debian/Ubuntu machine, and nothing that
+# is already there. Idempotent and quiet when everything is present.
+#
+#   libssl-dev      OpenSSL 3 libcrypto headers (ENCrypto)            pkg-config: libcrypto
+#   libsqlite3-dev  SQLite (ENStore, through GRDB)                    pkg-config: sqlite3
+#   zlib1g-dev      zlib (ZIPFoundation's deflate)                     pkg-config: zlib
+#   pkg-config      how SwiftPM finds the three above
+#   openssl         the command-line tool the tests use as an outside signature verifier
+#   protobuf-compiler  protoc, which the tests use as an outside decoder of written export files
+#
+# On macOS, install OpenSSL with `brew install openssl@3` and set PKG_CONFIG_PATH to its lib/pkgconfig.
+set -euo pipefail
+
+if [ "$(uname -s)" != "Linux" ]; then
+    exit 0
+fi
+
+missing=()
+have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+have_pc libcrypto || missing+=(libssl-dev)
+have_pc sqlite3 || missing+=(libsqlite3-dev)
+have_pc zlib || missing+=(zlib1g-dev)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
+
+if [ "${#missing[@]}" -eq 0 ]; then
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: missing ${missing[*]}; install them with your package manager" >&2
+    exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+        echo "setup: need root (or sudo) to install: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >&2
+$sudo apt-get install -y -qq "${missing[@]}" >&2

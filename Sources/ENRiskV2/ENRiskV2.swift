@@ -1,1 +1,0 @@
-// The ENRiskV2 module. Its contents arrive with its issue; this file only keeps the target buildable.

@@ -1,0 +1,194 @@
+public import ENCore
+public import Foundation
+
+/// Version 2 risk scoring: exposure windows from matched sightings, and day summaries from windows.
+///
+/// Everything here is pure and synchronous; "now" is always a parameter.
+///
+/// ```swift
+/// let windows = ENScoringV2.exposureWindows(from: matches, configuration: configuration)
+/// let days = ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now)
+/// ```
+public enum ENScoringV2 {
+    /// Builds the exposure windows of matched keys, in key order and then time order.
+    ///
+    /// Per key: the sightings become scans (see `ENSightingScan`); a scan at or after 1800 seconds past
+    /// the current window's first scan starts a new window (Apple and Google agree). The window's date is the UTC
+    /// day of its first scan. Its report type is the key's after
+    /// `ENExposureConfiguration.reportTypeNoneMap`; its infectiousness comes from the key's days since
+    /// onset of symptoms through the configuration's map.
+    ///
+    /// Keys whose report type is revoked never match and give no window. Windows that scoring would skip
+    /// (infectiousness none, or a report type still unknown after mapping) are not returned either: Apple's
+    /// framework never returns infectiousness none through its API. Recursive keys are kept and weighted with
+    /// `ENExposureConfiguration.reportTypeRecursiveWeight` (iOS matches them only where the region
+    /// enables it; that choice belongs to the caller's key selection).
+    public static func exposureWindows(
+        from matches: [ENKeyMatch], configuration: ENExposureConfiguration
+    ) -> [ENExposureWindow] {
+        var windows: [ENExposureWindow] = []
+        for match in matches {
+            windows.append(contentsOf: exposureWindows(from: match, configuration: configuration))
+        }
+        return windows
+    }
+
+    /// Builds the exposure windows of one matched key, by the rules of the form that takes an array of matches.
+    public static func exposureWindows(
+        from match: ENKeyMatch, configuration: ENExposureConfiguration
+    ) -> [ENExposureWindow] {
+        let key = match.key
+        guard key.diagnosisReportType != .revoked else { return [] }
+        let reportType = configuration.mappedReportType(key.diagnosisReportType)
+        let infectiousness = configuration.infectiousness(forDaysSinceOnsetOfSymptoms: key.daysSinceOnsetOfSymptoms)
+        guard reportType != .unknown, infectiousness != .none else { return [] }
+
+        var windows: [ENExposureWindow] = []
+        var current: [ENSightingScan] = []
+        func close() {
+            guard let first = current.first else { return }
+            windows.append(
+                ENExposureWindow(
+                    calibrationConfidence: current.map(\.calibrationConfidence).min() ?? first.calibrationConfidence,
+                    date: utcDay(of: first.timestamp), diagnosisReportType: reportType,
+                    infectiousness: infectiousness, scanInstances: current.map(ENScanInstance.init),
+                    variantOfConcernType: key.variantOfConcern))
+            current = []
+        }
+        for scan in match.scans {
+            if let first = current.first,
+                scan.timestamp.timeIntervalSince(first.timestamp) >= ENExposureWindow.maximumDuration
+            {
+                close()
+            }
+            current.append(scan)
+        }
+        close()
+        return windows
+    }
+
+    /// The attenuation-weighted duration of a window, in seconds:
+    /// Σ over attenuation buckets of (seconds in the bucket × bucket weight / 100), bucketing each scan by its
+    /// typical attenuation with inclusive upper thresholds. Negative seconds count as 0.
+    ///
+    /// The order of operations is Apple's (seconds are summed per bucket before the weight is applied).
+    public static func weightedDuration(of window: ENExposureWindow, configuration: ENExposureConfiguration) -> Double {
+        var bucketSeconds = (0, 0, 0, 0)
+        for scan in window.scanInstances {
+            let seconds = max(0, scan.secondsSinceLastScan)
+            switch configuration.attenuationBucket(for: scan.typicalAttenuation) {
+            case 0: bucketSeconds.0 += seconds
+            case 1: bucketSeconds.1 += seconds
+            case 2: bucketSeconds.2 += seconds
+            default: bucketSeconds.3 += seconds
+            }
+        }
+        return Double(bucketSeconds.0) * (configuration.immediateDurationWeight / 100)
+            + Double(bucketSeconds.1) * (configuration.nearDurationWeight / 100)
+            + Double(bucketSeconds.2) * (configuration.mediumDurationWeight / 100)
+            + Double(bucketSeconds.3) * (configuration.otherDurationWeight / 100)
+    }
+
+    /// Scores one window, or returns nil when the window is skipped.
+    ///
+    /// Apple's order of filters:
+    /// 1. `ENExposureConfiguration.daysSinceLastExposureThreshold`: when it is at least 1, a window whose
+    ///    date is more than that many whole days before `now` is skipped;
+    /// 2. a window with infectiousness none, or whose report type is unknown after
+    ///    `ENExposureConfiguration.reportTypeNoneMap`, is skipped entirely (its weighted duration does not
+    ///    count either);
+    /// 3. score = weighted duration × report-type weight / 100 × infectiousness weight / 100; the window is
+    ///    skipped when the score clamped to 0...255 is below `ENExposureConfiguration.minimumRiskScore`
+    ///    or the score is below `ENExposureConfiguration.minimumRiskScoreFullRange`.
+    ///
+    /// Google applies the same filters with its own names (`daysSinceExposureThreshold`, `minimumWindowScore`).
+    public static func score(
+        of window: ENExposureWindow, configuration: ENExposureConfiguration, now: Date
+    ) -> ENExposureWindowScore? {
+        let threshold = configuration.daysSinceLastExposureThreshold
+        if threshold >= 1 {
+            let days = (now.timeIntervalSince(window.date) / 86_400).rounded(.down)
+            if days > Double(threshold) { return nil }
+        }
+        let reportType = configuration.mappedReportType(window.diagnosisReportType)
+        guard window.infectiousness != .none, reportType != .unknown else { return nil }
+        let weighted = weightedDuration(of: window, configuration: configuration)
+        let score =
+            (configuration.reportTypeWeight(for: reportType) / 100)
+            * ((configuration.infectiousnessWeight(for: window.infectiousness) / 100) * weighted)
+        let clamped = ENRiskScore(clamping: Int(max(0, min(255, score.rounded(.down)))))
+        guard clamped >= configuration.minimumRiskScore, score >= configuration.minimumRiskScoreFullRange else {
+            return nil
+        }
+        return ENExposureWindowScore(reportType: reportType, weightedDuration: weighted, score: score)
+    }
+
+    /// Sums scored windows into one summary per UTC day, in date order.
+    ///
+    /// Per day and report type: the highest score, the score sum and the weighted-duration sum; the day item takes
+    /// the highest score of all types and the sums of all types. Every value is then rounded up to a whole minute
+    /// (Apple; Google does not round). Days without a scored window are absent, and so are the per-type items of
+    /// types without one.
+    public static func daySummaries(
+        for windows: [ENExposureWindow], configuration: ENExposureConfiguration, now: Date
+    ) -> [ENExposureDaySummary] {
+        var days: [Int64: DayAccumulator] = [:]
+        for window in windows {
+            guard let score = score(of: window, configuration: configuration, now: now) else { continue }
+            let day = dayNumber(of: window.date)
+            days[day, default: DayAccumulator()].add(score)
+        }
+        return days.keys.sorted().map { day in
+            days[day]!.summary(date: Date(timeIntervalSince1970: Double(day) * 86_400))
+        }
+    }
+
+    /// The UTC midnight that starts the day of `date`.
+    public static func utcDay(of date: Date) -> Date {
+        Date(timeIntervalSince1970: Double(dayNumber(of: date)) * 86_400)
+    }
+
+    static func dayNumber(of date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite else { return 0 }
+        return Int64((max(min(seconds, 1e15), -1e15) / 86_400).rounded(.down))
+    }
+}
+
+/// Running sums for one day.
+private struct DayAccumulator {
+    var total = ItemAccumulator()
+    var byType: [ENDiagnosisReportType: ItemAccumulator] = [:]
+
+    mutating func add(_ score: ENExposureWindowScore) {
+        total.add(score)
+        byType[score.reportType, default: ItemAccumulator()].add(score)
+    }
+
+    func summary(date: Date) -> ENExposureDaySummary {
+        ENExposureDaySummary(
+            date: date, daySummary: total.item, confirmedTestSummary: byType[.confirmedTest]?.item,
+            confirmedClinicalDiagnosisSummary: byType[.confirmedClinicalDiagnosis]?.item,
+            recursiveSummary: byType[.recursive]?.item, selfReportedSummary: byType[.selfReported]?.item)
+    }
+}
+
+/// Running sums for one summary item.
+private struct ItemAccumulator {
+    var maximumScore = 0.0
+    var scoreSum = 0.0
+    var weightedDurationSum = 0.0
+
+    mutating func add(_ score: ENExposureWindowScore) {
+        maximumScore = max(maximumScore, score.score)
+        scoreSum += score.score
+        weightedDurationSum += score.weightedDuration
+    }
+
+    var item: ENExposureSummaryItem {
+        ENExposureSummaryItem(
+            maximumScore: ENExposureSummaryItem.roundedUpToMinute(maximumScore),
+            scoreSum: ENExposureSummaryItem.roundedUpToMinute(scoreSum),
+            weightedDurationSum: ENExposureSummaryItem.roundedUpToMinute(weightedDurationSum))
+    }
+}

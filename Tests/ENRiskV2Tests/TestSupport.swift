@@ -1,0 +1,51 @@
+import ENCore
+import ENRiskV2
+import Foundation
+import Testing
+
+/// 2020-07-01 00:00:00 UTC.
+let day0 = Date(timeIntervalSince1970: 1_593_561_600)
+
+func fixture(_ name: String) throws -> Data {
+    let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
+    return try Data(contentsOf: url)
+}
+
+func sighting(at date: Date, rssi: Int8, txPower: Int8? = 0, confidence: ENCalibrationConfidence = .high)
+    -> ENMatchedSighting
+{
+    ENMatchedSighting(
+        sighting: ENSighting(
+            rpi: RollingProximityIdentifier(lowWord: 1, highWord: 2), aem: AssociatedEncryptedMetadata(rawValue: 0),
+            timestamp: date, rssi: rssi, calibrationConfidence: confidence),
+        derivedInterval: ENIntervalNumber(date: date), txPower: txPower)
+}
+
+func key(
+    reportType: ENDiagnosisReportType = .confirmedTest, daysSinceOnset: Int = 0,
+    variant: ENVariantOfConcernType = .unknown
+) -> ENTemporaryExposureKey {
+    ENTemporaryExposureKey(
+        keyData: Data(repeating: 7, count: 16), rollingStartNumber: ENIntervalNumber(date: day0),
+        transmissionRiskLevel: 3, diagnosisReportType: reportType, daysSinceOnsetOfSymptoms: daysSinceOnset,
+        variantOfConcern: variant)
+}
+
+func scan(_ typical: ENAttenuation, _ seconds: Int, minimum: ENAttenuation? = nil) -> ENScanInstance {
+    ENScanInstance(minimumAttenuation: minimum ?? typical, typicalAttenuation: typical, secondsSinceLastScan: seconds)
+}
+
+func window(
+    date: Date = day0, type: ENDiagnosisReportType = .confirmedTest, infectiousness: ENInfectiousness = .standard,
+    _ scans: [ENScanInstance]
+) -> ENExposureWindow {
+    ENExposureWindow(date: date, diagnosisReportType: type, infectiousness: infectiousness, scanInstances: scans)
+}
+
+/// A configuration that scores every day since onset as standard infectiousness.
+func standardConfiguration() -> ENExposureConfiguration {
+    var configuration = ENExposureConfiguration()
+    for day in -14...14 { configuration.infectiousnessForDaysSinceOnsetOfSymptoms[day] = .standard }
+    configuration.infectiousnessForDaysSinceOnsetOfSymptoms[ENDaysSinceOnsetOfSymptomsUnknown] = .standard
+    return configuration
+}
