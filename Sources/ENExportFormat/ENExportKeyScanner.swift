@@ -180,8 +180,18 @@ public struct ENExportKeyScanner: Sendable {
     }
 
     /// An iterator over the keys of one section, `size` keys at a time.
-    public func chunks(ofSize size: Int = 4096, in section: ENExportKeySection = .keys) -> ChunkIterator {
-        ChunkIterator(scanner: self, section: section, chunkSize: max(1, size))
+    ///
+    /// - Parameters:
+    ///   - size: the most keys in one chunk.
+    ///   - section: new keys (field 7) or revised keys (field 8).
+    ///   - invalidKeys: whether a key with a bad value (wrong key length, rolling period outside 1...144, ...)
+    ///     ends the read with an error (``ENExportInvalidKeyPolicy/reject``, the default) or is left out and
+    ///     counted (``ENExportInvalidKeyPolicy/skip``). A broken file structure always throws.
+    public func chunks(
+        ofSize size: Int = 4096, in section: ENExportKeySection = .keys,
+        invalidKeys: ENExportInvalidKeyPolicy = .reject
+    ) -> ChunkIterator {
+        ChunkIterator(scanner: self, section: section, chunkSize: max(1, size), policy: invalidKeys)
     }
 
     /// Every key of one section, decoded at once.
@@ -198,8 +208,16 @@ public struct ENExportKeyScanner: Sendable {
         let scanner: ENExportKeyScanner
         let section: ENExportKeySection
         let chunkSize: Int
+        let policy: ENExportInvalidKeyPolicy
         var position = ENKeyExport.header.count
         var index = 0
+
+        /// How many keys ``ENExportInvalidKeyPolicy/skip`` left out so far.
+        public private(set) var skippedKeyCount = 0
+        /// Why keys were left out: the first ``maximumRecordedReasons`` reasons, naming each key and field.
+        public private(set) var skippedKeyReasons: [String] = []
+        /// The most skip reasons kept (the count goes on).
+        public static let maximumRecordedReasons = 100
 
         /// The next chunk of at most the chunk size, or `nil` after the last key.
         ///
@@ -211,6 +229,13 @@ public struct ENExportKeyScanner: Sendable {
             let section = self.section
             var position = self.position
             var index = self.index
+            let policy = self.policy
+            var skipped = self.skippedKeyCount
+            var reasons = self.skippedKeyReasons
+            defer {
+                self.skippedKeyCount = skipped
+                self.skippedKeyReasons = reasons
+            }
             let keys = try scanner.exportBinary.withBytes { (buffer) throws(ENError) -> [ENTemporaryExposureKey] in
                 var keys: [ENTemporaryExposureKey] = []
                 keys.reserveCapacity(chunkSize)
@@ -220,7 +245,13 @@ public struct ENExportKeyScanner: Sendable {
                     let (field, wireType) = try reader.readTag(context)
                     if field == wanted && wireType == .lengthDelimited {
                         let range = try reader.readLengthDelimited(context)
-                        keys.append(try ENExportKeyScanner.readKey(buffer, range, section: section, index: index))
+                        do throws(ENError) {
+                            keys.append(try ENExportKeyScanner.readKey(buffer, range, section: section, index: index))
+                        } catch {
+                            guard policy == .skip else { throw error }
+                            skipped += 1
+                            if reasons.count < Self.maximumRecordedReasons { reasons.append(error.reason) }
+                        }
                         index += 1
                     } else {
                         try reader.skip(wireType, field: field, context)

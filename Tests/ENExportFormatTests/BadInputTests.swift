@@ -266,3 +266,29 @@ struct BadInputTests {
         #expect(refused > 0 && refused < total)
     }
 }
+
+@Suite("Skipping invalid keys")
+struct SkipPolicyTests {
+    @Test("with .skip, bad keys are left out and counted with their reasons; good keys still read")
+    func skipsBadKeys() throws {
+        let good: [UInt8] = [0x0A, 0x10] + [UInt8](repeating: 7, count: 16) + [0x18, 0x90, 0xDF, 0xA1, 0x01]
+        let shortKey: [UInt8] = [0x0A, 0x0F] + [UInt8](repeating: 1, count: 15)
+        let badPeriod: [UInt8] = good + [0x20, 0x00]
+        var body: [UInt8] = []
+        for key in [good, shortKey, badPeriod, good] { body += [0x3A, UInt8(key.count)] + key }
+        let data = ENKeyExport.header + Data(body)
+        let scanner = try ENExportKeyScanner(exportBinary: data)
+        #expect(scanner.keyCount == 4)
+        expectRefusal(containing: "keys[1]: key_data is 15 bytes") { _ = try scanner.allKeys() }
+        var chunks = scanner.chunks(ofSize: 1, invalidKeys: .skip)
+        var keys: [ENTemporaryExposureKey] = []
+        while let chunk = try chunks.next() { keys += chunk }
+        #expect(keys.count == 2)
+        #expect(chunks.skippedKeyCount == 2)
+        #expect(chunks.skippedKeyReasons.count == 2)
+        #expect(chunks.skippedKeyReasons.first?.contains("keys[1]") == true)
+        #expect(chunks.skippedKeyReasons.last?.contains("keys[2]: rolling_period 0") == true)
+        // A broken structure still throws: the scanner refuses it before any chunk is read.
+        expectRefusal(containing: "runs past the end") { _ = try ENExportKeyScanner(exportBinary: data.dropLast(2)) }
+    }
+}
