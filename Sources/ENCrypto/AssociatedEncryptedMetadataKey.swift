@@ -22,14 +22,7 @@ public struct AssociatedEncryptedMetadataKey: Sendable {
     ///
     /// - Throws: `ENError.Code.badParameter` when `keyData` is not 16 bytes.
     public init(keyData: Data) throws(ENError) {
-        guard keyData.count == ENTemporaryExposureKey.keyLength else {
-            throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
-        }
-        storage = keyData.withUnsafeBytes { tek in
-            SecureBytes(count: 16) { out in
-                KeyScheduleHKDF.derive(tek: tek.baseAddress!, outputs: .aemk, rpik: nil, aemk: out.baseAddress!)
-            }
-        }
+        storage = try KeyScheduleHKDF.derivedKey(.aemk, from: keyData)
     }
 
     /// A copy of the 16 key bytes. The copy is an ordinary `Data` and is not zeroed on release.

@@ -29,14 +29,7 @@ public struct RollingProximityIdentifierKey: Sendable {
     ///
     /// - Throws: `ENError.Code.badParameter` when `keyData` is not 16 bytes.
     public init(keyData: Data) throws(ENError) {
-        guard keyData.count == ENTemporaryExposureKey.keyLength else {
-            throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
-        }
-        storage = keyData.withUnsafeBytes { tek in
-            SecureBytes(count: 16) { out in
-                KeyScheduleHKDF.derive(tek: tek.baseAddress!, outputs: .rpik, rpik: out.baseAddress!, aemk: nil)
-            }
-        }
+        storage = try KeyScheduleHKDF.derivedKey(.rpik, from: keyData)
     }
 
     /// Wraps 16 bytes of an already derived RPIK.

@@ -1,4 +1,6 @@
 internal import CLibCrypto
+import ENCore
+import Foundation
 
 /// HKDF-SHA256 specialised to the Exposure Notification key schedule, on OpenSSL's `SHA256_Transform`.
 ///
@@ -153,6 +155,22 @@ enum KeyScheduleHKDF {
             OPENSSL_cleanse(&ctx, MemoryLayout<SHA256_CTX>.size)
             OPENSSL_cleanse(&expandInner, MemoryLayout<SHA256_CTX>.size)
             OPENSSL_cleanse(&expandOuter, MemoryLayout<SHA256_CTX>.size)
+        }
+    }
+
+    /// Derives one 16-byte key (`.rpik` or `.aemk`) from 16 bytes of TEK data into zeroing storage.
+    ///
+    /// - Throws: `ENError.Code.badParameter` when `keyData` is not 16 bytes.
+    static func derivedKey(_ output: Outputs, from keyData: Data) throws(ENError) -> SecureBytes {
+        guard keyData.count == ENTemporaryExposureKey.keyLength else {
+            throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
+        }
+        return keyData.withUnsafeBytes { tek in
+            SecureBytes(count: 16) { out in
+                derive(
+                    tek: tek.baseAddress!, outputs: output, rpik: output == .rpik ? out.baseAddress! : nil,
+                    aemk: output == .aemk ? out.baseAddress! : nil)
+            }
         }
     }
 }
