@@ -51,10 +51,13 @@ extension ENStore {
     /// Deletes the test result with `id`; returns whether it existed.
     @discardableResult
     public func deleteTestResult(id: UUID) throws(ENError) -> Bool {
-        try writeSync { db in
-            try db.execute(sql: "DELETE FROM test_results WHERE id = ?", arguments: [id.uuidString])
-            return db.changesCount > 0
-        }
+        try writeSync { db in try Self.removeTestResult(db, id) }
+    }
+
+    /// Deletes the test result with `id`; see the synchronous form.
+    @discardableResult
+    public func deleteTestResult(id: UUID) async throws(ENError) -> Bool {
+        try await write { db in try Self.removeTestResult(db, id) }
     }
 
     /// Observes the test results.
@@ -83,6 +86,11 @@ extension ENStore {
     /// Replaces all stored exposures with `exposures` in one transaction (an empty array clears them).
     public func replaceExposures(with exposures: [ENExposureRecord]) throws(ENError) {
         try writeSync { db in try Self.insertExposures(db, exposures, replacing: true) }
+    }
+
+    /// Replaces all stored exposures; see the synchronous form.
+    public func replaceExposures(with exposures: [ENExposureRecord]) async throws(ENError) {
+        try await write { db in try Self.insertExposures(db, exposures, replacing: true) }
     }
 
     /// Observes the exposures.
@@ -118,6 +126,11 @@ extension ENStore {
             arguments: [
                 result.id.uuidString, StoreCodec.column(result.dateAdministered), result.isAdded, result.isShared,
             ])
+    }
+
+    private static func removeTestResult(_ db: Database, _ id: UUID) throws -> Bool {
+        try db.execute(sql: "DELETE FROM test_results WHERE id = ?", arguments: [id.uuidString])
+        return db.changesCount > 0
     }
 
     private static func fetchExposures(_ db: Database) throws -> [ENExposureRecord] {

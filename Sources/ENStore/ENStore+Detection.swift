@@ -64,6 +64,14 @@ extension ENStore {
         }
     }
 
+    /// Sets the next key-file index outside a detection; see the synchronous form.
+    public func setNextKeyFileIndex(_ index: Int) async throws(ENError) {
+        guard index >= 0 else { throw .badParameter("the next key-file index must be >= 0, got \(index)") }
+        try await write { db in
+            try db.execute(sql: "UPDATE state SET next_key_file_index = ? WHERE id = 1", arguments: [index])
+        }
+    }
+
     /// The hashes among `hashes` of key files that no recorded detection has processed, in the given order.
     public func unprocessedKeyFileHashes(_ hashes: [Data]) throws(ENError) -> [Data] {
         try readSync { db in try Self.filterUnprocessed(db, hashes) }

@@ -30,6 +30,11 @@ extension ENStore {
         try readSync { db in try Self.fetchServerKeys(db, batch: nil) }
     }
 
+    /// The posted keys not yet in an export batch; see the synchronous form.
+    public func diagnosisKeysAwaitingExport() async throws(ENError) -> [ENTemporaryExposureKey] {
+        try await read { db in try Self.fetchServerKeys(db, batch: nil) }
+    }
+
     /// Puts every posted key not yet exported into a new batch (index one past the last, from 0) and returns
     /// it; `nil` when no key is waiting.
     public func publishExportBatch(at date: Date? = nil) throws(ENError) -> ENKeyServerBatch? {
