@@ -2,7 +2,7 @@
 // and records detections in a loop, forever, until the test kills it with SIGKILL.
 //
 // Detection n (1, 2, 3...) writes, in one transaction: a result {"sequence": n, "padding": [...]}, the
-// processed key-file hash 32 x byte(n % 256) prefixed with n, the next key-file index n, 200 cached keys
+// processed key-file hash (n as 8 little-endian bytes, then 24 zeros), the next key-file index n, 20 cached keys
 // and a ledger entry. The test checks after each kill that these agree: all of a detection or none of it.
 import ENCore
 import ENStore
@@ -20,7 +20,7 @@ func keyFileHash(_ sequence: Int) -> Data {
     return data
 }
 
-let keysPerDetection = 200
+let keysPerDetection = 20
 guard CommandLine.arguments.count == 2 else {
     FileHandle.standardError.write(Data("usage: ENStoreCrashHelper STORE-PATH\n".utf8))
     exit(2)
@@ -42,7 +42,7 @@ do {
         }
         let record = ENDetectionRecord(
             date: Date(), kind: "crash",
-            result: CrashDetectionResult(sequence: sequence, padding: Array(0..<2_000)),
+            result: CrashDetectionResult(sequence: sequence, padding: Array(0..<100)),
             processedKeyFileHashes: [keyFileHash(sequence)], nextKeyFileIndex: sequence, cachedKeys: keys)
         try store.recordDetection(record)
     }
