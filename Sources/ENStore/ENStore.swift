@@ -15,6 +15,11 @@ internal import GRDB
 /// let recent = try await store.sightings(from: .now.addingTimeInterval(-14 * 86_400))
 /// ```
 ///
+/// The synchronous forms block the calling thread until the database answers: call them from threads,
+/// dispatch queues or command-line code. From Swift concurrency (`async` code) use the `async` forms, which
+/// the compiler selects there: blocking the small cooperative thread pool on a database connection can
+/// starve the very tasks that would release it.
+///
 /// Errors are ``ENError``s: a file that is not a database is ``ENError/Code/badFormat``, a file written by
 /// a newer schema is ``ENError/Code/unsupported``, a wrong cipher key is ``ENError/Code/dataInaccessible``;
 /// none of these modifies the file.
