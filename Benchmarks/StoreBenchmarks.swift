@@ -5,7 +5,8 @@ import Foundation
 /// The store: sightings written per second in batches (file store, WAL, one transaction per batch), and
 /// the time to load a 14-day sighting set for the matcher.
 let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("StoreBenchmarks-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "StoreBenchmarks-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
@@ -25,7 +26,8 @@ let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
     // Writes: batches of 100 and 1,000 sightings, one transaction each.
     let writesPerSample = context.quick ? 5_000 : 50_000
     for batchSize in [100, 1_000] {
-        let store = try ENStore(path: directory.appendingPathComponent("writes-\(batchSize).sqlite").path, configuration: configuration)
+        let store = try ENStore(
+            path: directory.appendingPathComponent("writes-\(batchSize).sqlite").path, configuration: configuration)
         let batches = (0..<(writesPerSample / batchSize)).map { b in
             sightings(count: batchSize, offset: b * batchSize, spread: 600)
         }
@@ -42,7 +44,8 @@ let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
 
     // Load: a 14-day set (retention window), as the matcher reads it.
     let setSize = context.quick ? 20_000 : 200_000
-    let loadStore = try ENStore(path: directory.appendingPathComponent("load.sqlite").path, configuration: configuration)
+    let loadStore = try ENStore(
+        path: directory.appendingPathComponent("load.sqlite").path, configuration: configuration)
     let all = sightings(count: setSize, offset: 0, spread: 14 * 86_400 - 60)
     for start in stride(from: 0, to: all.count, by: 10_000) {
         try loadStore.addSightings(Array(all[start..<min(start + 10_000, all.count)]))

@@ -2,7 +2,7 @@ public import ENCore
 public import Foundation
 
 /// Everything one successful exposure detection produced, written by
-/// ``ENStore/recordDetection(_:)`` in a single transaction: the result and the advanced detection state.
+/// `ENStore.recordDetection(_:)` in a single transaction: the result and the advanced detection state.
 ///
 /// `Result` is whatever the caller computed (a V1 summary with its exposure infos, a V2 summary with its
 /// windows, the sample app's exposures...); it is stored as JSON, so any `Codable` type works.

@@ -110,7 +110,8 @@ extension ENStore {
 
     private static func fetchTestResults(_ db: Database) throws -> [ENTestResult] {
         try Row.fetchAll(
-            db, sql: "SELECT id, date_administered, is_added, is_shared FROM test_results ORDER BY date_administered, id"
+            db,
+            sql: "SELECT id, date_administered, is_added, is_shared FROM test_results ORDER BY date_administered, id"
         ).map { row in
             let text: String = row[0]
             guard let id = UUID(uuidString: text) else {
@@ -148,7 +149,8 @@ extension ENStore {
     private static func insertExposures(_ db: Database, _ exposures: [ENExposureRecord], replacing: Bool) throws {
         if replacing { try db.execute(sql: "DELETE FROM exposures") }
         let statement = try db.cachedStatement(
-            sql: "INSERT INTO exposures (date, duration, total_risk_score, transmission_risk_level) VALUES (?, ?, ?, ?)")
+            sql: "INSERT INTO exposures (date, duration, total_risk_score, transmission_risk_level) VALUES (?, ?, ?, ?)"
+        )
         for exposure in exposures {
             try statement.execute(arguments: [
                 StoreCodec.column(exposure.date), exposure.duration, exposure.totalRiskScore.map { Int64($0) },

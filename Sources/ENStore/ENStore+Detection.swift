@@ -9,8 +9,8 @@ extension ENStore {
     /// (clearing the last error). Either all of it is stored or none of it.
     ///
     /// - Returns: the stored detection's identifier.
-    /// - Throws: ``ENError/Code/rateLimited`` when `record.rateLimit` is already reached (nothing is written);
-    ///   ``ENError/Code/badParameter`` when a cached key does not validate, a hash is empty, or the next
+    /// - Throws: `ENError.Code.rateLimited` when `record.rateLimit` is already reached (nothing is written);
+    ///   `ENError.Code.badParameter` when a cached key does not validate, a hash is empty, or the next
     ///   index is negative.
     @discardableResult
     public func recordDetection<Result>(_ record: ENDetectionRecord<Result>) throws(ENError) -> Int64 {
@@ -56,7 +56,7 @@ extension ENStore {
 
     /// Sets the next key-file index outside a detection (for example after the server reset its files).
     ///
-    /// - Throws: ``ENError/Code/badParameter`` for a negative index.
+    /// - Throws: `ENError.Code.badParameter` for a negative index.
     public func setNextKeyFileIndex(_ index: Int) throws(ENError) {
         guard index >= 0 else { throw .badParameter("the next key-file index must be >= 0, got \(index)") }
         try writeSync { db in
@@ -104,7 +104,7 @@ extension ENStore {
 
     /// The stored detections of `kind` (every kind when `nil`), oldest first, decoded as `Result`.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when a stored result does not decode as `Result`.
+    /// - Throws: `ENError.Code.badFormat` when a stored result does not decode as `Result`.
     public func detections<Result>(
         as type: Result.Type, kind: String? = nil
     ) throws(ENError) -> [ENStoredDetection<Result>] {
@@ -167,7 +167,8 @@ extension ENStore {
             let result = try JSONDecoder().decode(Result.self, from: row.result)
             return ENStoredDetection(id: row.id, date: row.date, kind: row.kind, result: result)
         } catch {
-            throw ENError(.badFormat, "stored detection \(row.id) (\(row.kind)) does not decode as \(Result.self): \(error)")
+            throw ENError(
+                .badFormat, "stored detection \(row.id) (\(row.kind)) does not decode as \(Result.self): \(error)")
         }
     }
 
@@ -206,7 +207,9 @@ extension ENStore {
             try fileStatement.execute(arguments: [hash, date, id])
         }
         let keyStatement = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO cached_keys (\(StoreCodec.keyColumns), cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            sql:
+                "INSERT OR REPLACE INTO cached_keys (\(StoreCodec.keyColumns), cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
         for key in record.cachedKeys {
             var arguments = StoreCodec.keyArguments(key)
             arguments += [date]

@@ -7,13 +7,13 @@ extension ENStore {
     /// The key to broadcast at `date`, creating it (with `makeKeyData`) when no stored key covers `date`.
     ///
     /// A new day's key starts at the day's first interval (a multiple of 144) and runs to its end. After
-    /// ``endCurrentKey(at:)`` (keys released the same day), the next key starts at the current interval and
+    /// `endCurrentKey(at:)` (keys released the same day), the next key starts at the current interval and
     /// runs to the end of the day.
     ///
     /// - Parameters:
     ///   - date: the moment; the configured clock's `now` by default.
     ///   - makeKeyData: returns 16 fresh random bytes (in the facade: `ENTemporaryExposureKey.generate`).
-    /// - Throws: ``ENError/Code/badParameter`` when `makeKeyData` does not return 16 bytes.
+    /// - Throws: `ENError.Code.badParameter` when `makeKeyData` does not return 16 bytes.
     public func currentKey(
         at date: Date? = nil, makeKeyData: @escaping @Sendable () -> Data
     ) throws(ENError) -> ENTemporaryExposureKey {
@@ -34,7 +34,7 @@ extension ENStore {
     /// Ends the current key early (its rolling period stops before `date`'s interval), as when keys are
     /// released the same day, and returns the shortened key; `nil` when no key covers `date`.
     ///
-    /// A key that started in `date`'s own interval keeps a period of 1. The next ``currentKey(at:makeKeyData:)``
+    /// A key that started in `date`'s own interval keeps a period of 1. The next `currentKey(at:makeKeyData:)`
     /// creates a new key.
     public func endCurrentKey(at date: Date? = nil) throws(ENError) -> ENTemporaryExposureKey? {
         let interval = ENIntervalNumber(date: date ?? configuration.now())
@@ -64,7 +64,7 @@ extension ENStore {
     /// Stores `key` as an own key (replacing a stored key with the same rolling start), for imports and tests.
     ///
     /// Only the key data, rolling start and rolling period are kept.
-    /// - Throws: ``ENError/Code/badParameter`` when the key does not validate.
+    /// - Throws: `ENError.Code.badParameter` when the key does not validate.
     public func saveOwnKey(_ key: ENTemporaryExposureKey) throws(ENError) {
         try key.validate()
         let (cipher, now) = (configuration.cipher, configuration.now())

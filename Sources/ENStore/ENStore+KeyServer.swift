@@ -9,7 +9,7 @@ extension ENStore {
     /// start) is ignored.
     ///
     /// - Returns: how many keys were new.
-    /// - Throws: ``ENError/Code/badParameter`` naming the first key that does not validate (nothing is stored).
+    /// - Throws: `ENError.Code.badParameter` naming the first key that does not validate (nothing is stored).
     @discardableResult
     public func postDiagnosisKeys(_ keys: [ENTemporaryExposureKey], at date: Date? = nil) throws(ENError) -> Int {
         try Self.validate(keys)
@@ -68,7 +68,9 @@ extension ENStore {
 
     private static func insertServerKeys(_ db: Database, _ keys: [ENTemporaryExposureKey], _ date: Date) throws -> Int {
         let statement = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO server_keys (\(StoreCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            sql:
+                "INSERT OR IGNORE INTO server_keys (\(StoreCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
         var inserted = 0
         for key in keys {
             var arguments = StoreCodec.keyArguments(key)

@@ -20,8 +20,8 @@ internal import GRDB
 /// the compiler selects there: blocking the small cooperative thread pool on a database connection can
 /// starve the very tasks that would release it.
 ///
-/// Errors are ``ENError``s: a file that is not a database is ``ENError/Code/badFormat``, a file written by
-/// a newer schema is ``ENError/Code/unsupported``, a wrong cipher key is ``ENError/Code/dataInaccessible``;
+/// Errors are `ENError`s: a file that is not a database is `ENError.Code.badFormat`, a file written by
+/// a newer schema is `ENError.Code.unsupported`, a wrong cipher key is `ENError.Code.dataInaccessible`;
 /// none of these modifies the file.
 public final class ENStore: Sendable {
     /// The file the store lives in, or `nil` for an in-memory store.
@@ -36,10 +36,10 @@ public final class ENStore: Sendable {
     /// An existing file is checked read-only before anything is written to it, so a file that is not a
     /// store, or one written by a newer version of this package, is left exactly as it was.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` when the file is not an SQLite database or not a store;
-    ///   ``ENError/Code/unsupported`` when a newer schema wrote it; ``ENError/Code/dataInaccessible`` when it
+    /// - Throws: `ENError.Code.badFormat` when the file is not an SQLite database or not a store;
+    ///   `ENError.Code.unsupported` when a newer schema wrote it; `ENError.Code.dataInaccessible` when it
     ///   cannot be opened, or is encrypted and `configuration.cipher` is missing or holds the wrong key;
-    ///   ``ENError/Code/badParameter`` when a cipher is given for a store created unencrypted.
+    ///   `ENError.Code.badParameter` when a cipher is given for a store created unencrypted.
     public init(path: String, configuration: ENStoreConfiguration = ENStoreConfiguration()) throws(ENError) {
         try Self.validateExistingFile(at: path)
         var grdb = Self.grdbConfiguration()
@@ -201,7 +201,7 @@ public final class ENStore: Sendable {
 
     /// Runs SQLite's `PRAGMA integrity_check` over the whole file.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` listing the first problems when the file is damaged.
+    /// - Throws: `ENError.Code.badFormat` listing the first problems when the file is damaged.
     public func checkIntegrity() throws(ENError) {
         let messages = try readSync { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         guard messages == ["ok"] else {

@@ -19,6 +19,6 @@ public protocol ENStoreCipher: Sendable {
 
     /// Verifies and decrypts a value returned by ``seal(_:authenticating:)``.
     ///
-    /// - Throws: an ``ENError`` when the key is wrong, or the value or the associated data were altered.
+    /// - Throws: an `ENError` when the key is wrong, or the value or the associated data were altered.
     func open(_ sealed: Data, authenticating associatedData: Data) throws(ENError) -> Data
 }

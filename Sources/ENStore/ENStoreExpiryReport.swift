@@ -1,4 +1,4 @@
-/// How many records one run of ``ENStore/deleteExpiredRecords(now:)`` deleted, by kind.
+/// How many records one run of `ENStore.deleteExpiredRecords(now:)` deleted, by kind.
 public struct ENStoreExpiryReport: Hashable, Sendable {
     /// Own keys whose validity ended before the cut-off.
     public var ownKeys: Int = 0

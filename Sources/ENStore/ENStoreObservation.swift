@@ -13,7 +13,7 @@ internal import GRDB
 /// }
 /// ```
 public struct ENStoreObservation<Element: Sendable>: AsyncSequence, Sendable {
-    /// Errors are ``ENError``s.
+    /// Errors are `ENError`s.
     public typealias Failure = ENError
 
     let values: AsyncValueObservation<Element>
@@ -32,7 +32,7 @@ public struct ENStoreObservation<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The iterator of an ``ENStoreObservation``.
     public struct Iterator: AsyncIteratorProtocol {
-        /// Errors are ``ENError``s.
+        /// Errors are `ENError`s.
         public typealias Failure = ENError
 
         var base: AsyncValueObservation<Element>.Iterator

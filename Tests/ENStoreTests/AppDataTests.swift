@@ -11,7 +11,8 @@ struct AppDataTests {
         try await store.setOnboarded(true)
         #expect(try await store.isOnboarded())
 
-        let first = ENTestResult(isAdded: true, dateAdministered: referenceDate.addingTimeInterval(-86_400), isShared: false)
+        let first = ENTestResult(
+            isAdded: true, dateAdministered: referenceDate.addingTimeInterval(-86_400), isShared: false)
         var second = ENTestResult(isAdded: false, dateAdministered: referenceDate, isShared: false)
         try await store.saveTestResult(second)
         try await store.saveTestResult(first)
@@ -58,7 +59,8 @@ struct ObservationTests {
 
         var state = store.observeDetectionState().makeAsyncIterator()
         #expect(try await state.next() == ENDetectionState())
-        try await store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, nextKeyFileIndex: 5))
+        try await store.recordDetection(
+            ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, nextKeyFileIndex: 5))
         #expect(try await state.next() == ENDetectionState(nextKeyFileIndex: 5, lastDetectionDate: referenceDate))
     }
 

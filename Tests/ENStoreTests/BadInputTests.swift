@@ -6,7 +6,8 @@ import Testing
 @Suite("Bad database files")
 struct BadInputTests {
     func expectUntouched(
-        _ path: String, code: ENError.Code, mentioning text: String, configuration: ENStoreConfiguration = ENStoreConfiguration()
+        _ path: String, code: ENError.Code, mentioning text: String,
+        configuration: ENStoreConfiguration = ENStoreConfiguration()
     ) throws {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         do {

@@ -12,7 +12,8 @@ struct ConcurrencyTests {
     @Test func manyReadersAndOneWriter() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let store = try ENStore(path: directory.path("store.sqlite"), configuration: TestClock(referenceDate).configuration())
+        let store = try ENStore(
+            path: directory.path("store.sqlite"), configuration: TestClock(referenceDate).configuration())
         let batches = 40
         let batchSize = 50
         let writerDone = Flag()

@@ -4,9 +4,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The helper's detection result (see `Sources/ENStoreCrashHelper/main.swift`).
@@ -44,7 +44,9 @@ struct CrashSafetyTests {
                 kills += 1
             }
             process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the helper exited by itself: \(process.terminationStatus)")
+            #expect(
+                process.terminationReason == .uncaughtSignal,
+                "the helper exited by itself: \(process.terminationStatus)")
 
             let store = try ENStore(path: path, configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
             try store.checkIntegrity()

@@ -25,16 +25,22 @@ struct DetectionTests {
         #expect(Set(try store.cachedDiagnosisKeys()) == Set(keys))
         #expect(try store.rateLimitLedger(since: .distantPast) == [referenceDate])
         let stored = try #require(try store.latestDetection(as: SampleSummary.self))
-        #expect(stored == ENStoredDetection(id: id, date: referenceDate, kind: "v2", result: SampleSummary(matchedKeyCount: 2, maximumScore: 1_800)))
+        #expect(
+            stored
+                == ENStoredDetection(
+                    id: id, date: referenceDate, kind: "v2",
+                    result: SampleSummary(matchedKeyCount: 2, maximumScore: 1_800)))
     }
 
     @Test func cachedKeysAreOneKeyPerKeyDataAndStartWithTheLatestCopyWinning() async throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         var key = makeKey(1, start: today)
-        try await store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, cachedKeys: [key, key]))
+        try await store.recordDetection(
+            ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, cachedKeys: [key, key]))
         key.diagnosisReportType = .revoked
-        try await store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 2, cachedKeys: [key]))
+        try await store.recordDetection(
+            ENDetectionRecord(date: referenceDate, kind: "v2", result: 2, cachedKeys: [key]))
         #expect(try await store.cachedDiagnosisKeys() == [key])
     }
 
@@ -66,21 +72,33 @@ struct DetectionTests {
     @Test func aFailedDetectionSetsTheErrorButNotTheDateOrIndex() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         try store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v1", result: "ok", nextKeyFileIndex: 4))
-        try store.recordDetectionFailure("BACKGROUND_TIMEOUT", at: referenceDate.addingTimeInterval(60), countsTowardRateLimit: true)
+        try store.recordDetectionFailure(
+            "BACKGROUND_TIMEOUT", at: referenceDate.addingTimeInterval(60), countsTowardRateLimit: true)
         let state = try store.detectionState()
-        #expect(state == ENDetectionState(nextKeyFileIndex: 4, lastDetectionDate: referenceDate, lastDetectionError: "BACKGROUND_TIMEOUT"))
+        #expect(
+            state
+                == ENDetectionState(
+                    nextKeyFileIndex: 4, lastDetectionDate: referenceDate, lastDetectionError: "BACKGROUND_TIMEOUT"))
         #expect(try store.rateLimitLedger(since: .distantPast).count == 2)
         // The next success clears the error.
-        try store.recordDetection(ENDetectionRecord(date: referenceDate.addingTimeInterval(120), kind: "v1", result: "ok"))
+        try store.recordDetection(
+            ENDetectionRecord(date: referenceDate.addingTimeInterval(120), kind: "v1", result: "ok"))
         #expect(try store.detectionState().lastDetectionError == nil)
         #expect(try store.detectionState().nextKeyFileIndex == 4)
     }
 
     @Test func resultsAreSelectedByKindAndAWrongTypeIsABadFormat() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
-        try store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v1", result: [ENExposureRecord(date: referenceDate, duration: 300)]))
-        try store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: SampleSummary(matchedKeyCount: 1, maximumScore: 9)))
-        #expect(try store.detections(as: [ENExposureRecord].self, kind: "v1").map(\.result) == [[ENExposureRecord(date: referenceDate, duration: 300)]])
+        try store.recordDetection(
+            ENDetectionRecord(
+                date: referenceDate, kind: "v1", result: [ENExposureRecord(date: referenceDate, duration: 300)]))
+        try store.recordDetection(
+            ENDetectionRecord(
+                date: referenceDate, kind: "v2", result: SampleSummary(matchedKeyCount: 1, maximumScore: 9)))
+        #expect(
+            try store.detections(as: [ENExposureRecord].self, kind: "v1").map(\.result) == [
+                [ENExposureRecord(date: referenceDate, duration: 300)]
+            ])
         #expect(try store.latestDetection(as: SampleSummary.self, kind: "v2")?.result.maximumScore == 9)
         #expect(try store.latestDetection(as: SampleSummary.self, kind: "v3") == nil)
         expectCode(.badFormat) { _ = try store.latestDetection(as: SampleSummary.self, kind: "v1") }
@@ -90,13 +108,16 @@ struct DetectionTests {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         let bad = ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)
         expectCode(.badParameter) {
-            try store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, nextKeyFileIndex: 1, cachedKeys: [bad]))
+            try store.recordDetection(
+                ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, nextKeyFileIndex: 1, cachedKeys: [bad]))
         }
         expectCode(.badParameter) {
-            try store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, nextKeyFileIndex: -1))
+            try store.recordDetection(
+                ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, nextKeyFileIndex: -1))
         }
         expectCode(.badParameter) {
-            try store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data()]))
+            try store.recordDetection(
+                ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data()]))
         }
         expectCode(.badParameter) { try store.setNextKeyFileIndex(-3) }
         #expect(try store.detectionState() == ENDetectionState())

@@ -15,16 +15,24 @@ struct MigrationTests {
         try store.checkIntegrity()
 
         let dayStart: ENIntervalNumber = 2_963_808
-        #expect(try store.ownKeys() == [ENTemporaryExposureKey(keyData: Data(repeating: 0x11, count: 16), rollingStartNumber: dayStart)])
+        #expect(
+            try store.ownKeys() == [
+                ENTemporaryExposureKey(keyData: Data(repeating: 0x11, count: 16), rollingStartNumber: dayStart)
+            ])
         let sighting = ENSighting(
-            rpi: try RollingProximityIdentifier(bytes: Array(0..<16)), aem: try AssociatedEncryptedMetadata(hexString: "a0a1a2a3"),
+            rpi: try RollingProximityIdentifier(bytes: Array(0..<16)),
+            aem: try AssociatedEncryptedMetadata(hexString: "a0a1a2a3"),
             timestamp: referenceDate.addingTimeInterval(12.5), rssi: -60, calibrationConfidence: .high)
         #expect(try store.sightings(from: .distantPast) == [sighting])
         #expect(
             try store.detectionState()
                 == ENDetectionState(nextKeyFileIndex: 3, lastDetectionDate: referenceDate.addingTimeInterval(60)))
         let detection = try #require(try store.latestDetection(as: SampleSummary.self))
-        #expect(detection == ENStoredDetection(id: 1, date: referenceDate.addingTimeInterval(60), kind: "v2", result: SampleSummary(matchedKeyCount: 1, maximumScore: 1_800)))
+        #expect(
+            detection
+                == ENStoredDetection(
+                    id: 1, date: referenceDate.addingTimeInterval(60), kind: "v2",
+                    result: SampleSummary(matchedKeyCount: 1, maximumScore: 1_800)))
         #expect(try store.unprocessedKeyFileHashes([Data(repeating: 0xAB, count: 32)]).isEmpty)
         #expect(
             try store.cachedDiagnosisKeys() == [
@@ -34,8 +42,18 @@ struct MigrationTests {
             ])
         #expect(try store.isOnboarded())
         let testID = try #require(UUID(uuidString: "6F1C2E4A-0B7D-4C4B-9C55-0A4C7C2D9E10"))
-        #expect(try store.testResults() == [ENTestResult(id: testID, isAdded: true, dateAdministered: referenceDate.addingTimeInterval(-86_400), isShared: true)])
-        #expect(try store.exposures() == [ENExposureRecord(date: referenceDate.addingTimeInterval(-3 * 86_400), duration: 900, totalRiskScore: 42, transmissionRiskLevel: 5)])
+        #expect(
+            try store.testResults() == [
+                ENTestResult(
+                    id: testID, isAdded: true, dateAdministered: referenceDate.addingTimeInterval(-86_400),
+                    isShared: true)
+            ])
+        #expect(
+            try store.exposures() == [
+                ENExposureRecord(
+                    date: referenceDate.addingTimeInterval(-3 * 86_400), duration: 900, totalRiskScore: 42,
+                    transmissionRiskLevel: 5)
+            ])
 
         // v2 seeded the rate-limit ledger from the detections v1 recorded.
         #expect(try store.rateLimitLedger(since: .distantPast) == [referenceDate.addingTimeInterval(60)])

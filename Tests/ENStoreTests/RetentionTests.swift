@@ -10,9 +10,13 @@ struct RetentionTests {
         let store = try ENStore(inMemoryWith: clock.configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         for day in 0..<3 {
-            try store.saveOwnKey(ENTemporaryExposureKey(keyData: Data(repeating: UInt8(day), count: 16), rollingStartNumber: today.adding(144 * day)))
+            try store.saveOwnKey(
+                ENTemporaryExposureKey(
+                    keyData: Data(repeating: UInt8(day), count: 16), rollingStartNumber: today.adding(144 * day)))
         }
-        try store.addSightings([makeSighting(1, at: referenceDate), makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400))])
+        try store.addSightings([
+            makeSighting(1, at: referenceDate), makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400)),
+        ])
         try store.recordDetection(
             ENDetectionRecord(
                 date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([1])],
@@ -37,7 +41,10 @@ struct RetentionTests {
         expected.detections = 1
         #expect(report == expected)
         #expect(try store.ownKeys().map(\.rollingStartNumber) == [today.adding(144), today.adding(288)])
-        #expect(try store.sightings(from: .distantPast) == [makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400))])
+        #expect(
+            try store.sightings(from: .distantPast) == [
+                makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400))
+            ])
         #expect(try store.cachedDiagnosisKeys().isEmpty)
         #expect(try store.detections(as: Int.self).isEmpty)
         #expect(try store.unprocessedKeyFileHashes([Data([1])]) == [Data([1])])
@@ -55,7 +62,8 @@ struct RetentionTests {
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let old = makeKey(1, start: today.adding(-15 * 144))
         let fresh = makeKey(2, start: today.adding(-13 * 144))
-        try await store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 0, cachedKeys: [old, fresh]))
+        try await store.recordDetection(
+            ENDetectionRecord(date: referenceDate, kind: "v2", result: 0, cachedKeys: [old, fresh]))
         let report = try await store.deleteExpiredRecords()
         #expect(report.cachedDiagnosisKeys == 1)
         #expect(try await store.cachedDiagnosisKeys() == [fresh])
@@ -80,7 +88,10 @@ struct RetentionTests {
         let secret = Data(repeating: 0xC3, count: 16)
         try await store.saveOwnKey(ENTemporaryExposureKey(keyData: secret, rollingStartNumber: today))
         try await store.addSightings((0..<100).map { makeSighting($0, at: referenceDate) })
-        try await store.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([9])], nextKeyFileIndex: 3, cachedKeys: [makeKey(1, start: today)]))
+        try await store.recordDetection(
+            ENDetectionRecord(
+                date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([9])], nextKeyFileIndex: 3,
+                cachedKeys: [makeKey(1, start: today)]))
         try await store.setOnboarded(true)
         try await store.saveTestResult(ENTestResult(dateAdministered: referenceDate))
         try await store.addExposures([ENExposureRecord(date: referenceDate)])

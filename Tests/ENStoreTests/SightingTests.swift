@@ -7,7 +7,9 @@ import Testing
 struct SightingTests {
     @Test func sightingsRoundTripExactly() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
-        let sightings = (0..<50).map { makeSighting($0, at: referenceDate.addingTimeInterval(Double($0) * 37.123), rssi: Int8(-$0)) }
+        let sightings = (0..<50).map {
+            makeSighting($0, at: referenceDate.addingTimeInterval(Double($0) * 37.123), rssi: Int8(-$0))
+        }
         try store.addSightings(sightings)
         #expect(try store.sightingCount() == 50)
         let back = try store.sightings(from: .distantPast)

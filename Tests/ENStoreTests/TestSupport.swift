@@ -39,7 +39,9 @@ struct ToyCipher: ENStoreCipher {
         guard bytes.count >= 28 else { throw ENError(.badFormat, "sealed value too short") }
         let nonce = Array(bytes[0..<12])
         let ciphertext = Array(bytes[12..<(bytes.count - 16)])
-        guard Array(bytes[(bytes.count - 16)...]) == tag(nonce: nonce, ciphertext: ciphertext, aad: [UInt8](associatedData))
+        guard
+            Array(bytes[(bytes.count - 16)...])
+                == tag(nonce: nonce, ciphertext: ciphertext, aad: [UInt8](associatedData))
         else { throw ENError(.badFormat, "authentication failed") }
         return Data(xor(ciphertext, nonce: nonce))
     }
@@ -97,7 +99,9 @@ func makeSighting(_ n: Int, at date: Date, rssi: Int8 = -60) -> ENSighting {
         timestamp: date, rssi: rssi, calibrationConfidence: n % 2 == 0 ? .high : .medium)
 }
 
-func makeKey(_ n: Int, start: ENIntervalNumber, report: ENDiagnosisReportType = .confirmedTest) -> ENTemporaryExposureKey {
+func makeKey(_ n: Int, start: ENIntervalNumber, report: ENDiagnosisReportType = .confirmedTest)
+    -> ENTemporaryExposureKey
+{
     var keyData = Data(repeating: 0x5A, count: 16)
     withUnsafeBytes(of: UInt64(n).littleEndian) { keyData.replaceSubrange(0..<8, with: $0) }
     return ENTemporaryExposureKey(
