@@ -80,12 +80,18 @@ extension ENStore {
             arguments: [first, last])
         var result: [ENSighting] = []
         while let row = try cursor.next() {
-            var payload: Data = row[1]
+            let sighting: ENSighting
             if let cipher {
                 let interval = UInt32(clamping: row[0] as Int64)
-                payload = try cipher.open(payload, authenticating: StoreCodec.context("sightings", interval))
+                let sealed: Data = row[1]
+                let payload = try cipher.open(sealed, authenticating: StoreCodec.context("sightings", interval))
+                sighting = try StoreCodec.sighting(fromPayload: payload)
+            } else {
+                // Decode in place, without copying the blob out of SQLite.
+                sighting = try row.withUnsafeData(atIndex: 1) { payload in
+                    try StoreCodec.sighting(fromPayload: payload ?? Data())
+                }
             }
-            let sighting = try StoreCodec.sighting(fromPayload: payload)
             if sighting.timestamp >= start, end.map({ sighting.timestamp < $0 }) ?? true {
                 result.append(sighting)
             }

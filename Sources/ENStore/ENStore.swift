@@ -94,8 +94,11 @@ public final class ENStore: Sendable {
             let queue = try DatabaseQueue(path: path, configuration: grdb)
             defer { try? queue.close() }
             try queue.read { db in
-                let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                if tables.isEmpty { return }
+                let tables = try String.fetchSet(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                // No table, or only the migrations table (a first open interrupted before schema v1 committed):
+                // a new store.
+                if tables.subtracting(["grdb_migrations"]).isEmpty { return }
                 guard tables.contains("grdb_migrations"), tables.contains("store_metadata") else {
                     throw ENError(
                         .badFormat,

@@ -29,17 +29,24 @@ enum StoreCodec {
         guard payload.count == sightingPayloadLength else {
             throw ENError(.badFormat, "a stored sighting is \(sightingPayloadLength) bytes, found \(payload.count)")
         }
-        let bytes = [UInt8](payload)
-        let rpi = try RollingProximityIdentifier(bytes: bytes[0..<16])
-        let aem = try AssociatedEncryptedMetadata(bytes: bytes[16..<20])
-        guard let confidence = ENCalibrationConfidence(rawValue: bytes[21]) else {
-            throw ENError(.badFormat, "a stored sighting has calibration confidence \(bytes[21]), expected 0...3")
+        // Little-endian word loads: this is the matcher's load path, run for every retained sighting.
+        let (low, high, aem, rssi, confidenceRaw, bits) = payload.withUnsafeBytes { raw in
+            (
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)),
+                raw[20], raw[21],
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 22, as: UInt64.self))
+            )
         }
-        var bits: UInt64 = 0
-        for i in 0..<8 { bits |= UInt64(bytes[22 + i]) << UInt64(8 * i) }
+        guard let confidence = ENCalibrationConfidence(rawValue: confidenceRaw) else {
+            throw ENError(.badFormat, "a stored sighting has calibration confidence \(confidenceRaw), expected 0...3")
+        }
         return ENSighting(
-            rpi: rpi, aem: aem, timestamp: Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)),
-            rssi: Int8(bitPattern: bytes[20]), calibrationConfidence: confidence)
+            rpi: RollingProximityIdentifier(lowWord: low, highWord: high),
+            aem: AssociatedEncryptedMetadata(rawValue: aem),
+            timestamp: Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)),
+            rssi: Int8(bitPattern: rssi), calibrationConfidence: confidence)
     }
 
     /// Associated data that binds a sealed value to its table and interval.

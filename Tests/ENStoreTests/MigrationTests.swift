@@ -67,3 +67,18 @@ struct MigrationTests {
         #expect(try again.exportBatches().count == 1)
     }
 }
+
+@Suite("Interrupted first open")
+struct InterruptedFirstOpenTests {
+    /// Found by the crash test under ThreadSanitizer: a process killed during its very first open can leave
+    /// a file with only GRDB's migrations table. That is a new store, not a foreign database.
+    @Test func aFileWithOnlyTheMigrationsTableOpensAsANewStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = try copyFixture("interrupted.sqlite", to: directory)
+        let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        try store.checkIntegrity()
+        try store.addSightings([makeSighting(1, at: referenceDate)])
+        #expect(try store.sightingCount() == 1)
+    }
+}

@@ -4,6 +4,7 @@
 store-v1.sqlite     a store written by schema v1 (the DDL is copied verbatim from StoreSchema.migrateV1)
 store-newer.sqlite  the same file after a migration this build does not know ("v3-from-the-future")
 foreign.sqlite      a valid SQLite database that is not a store
+interrupted.sqlite  a first open killed after GRDB created its migrations table, before schema v1 committed
 """
 import os, re, struct, subprocess
 
@@ -31,7 +32,7 @@ lines = [
 ]
 sql = "\n".join(lines) + "\n"
 open('store-v1.sql', 'w').write(sql)
-for name in ['store-v1.sqlite', 'store-newer.sqlite', 'foreign.sqlite']:
+for name in ['store-v1.sqlite', 'store-newer.sqlite', 'foreign.sqlite', 'interrupted.sqlite']:
     if os.path.exists(name):
         os.remove(name)
 subprocess.run(['sqlite3', 'store-v1.sqlite'], input=sql, text=True, check=True)
@@ -40,3 +41,5 @@ subprocess.run(['sqlite3', 'store-newer.sqlite'],
 subprocess.run(['sqlite3', 'foreign.sqlite'],
                input="CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('not a store');\n",
                text=True, check=True)
+subprocess.run(['sqlite3', 'interrupted.sqlite'],
+               input="CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);\n", text=True, check=True)
