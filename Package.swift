@@ -61,6 +61,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Test support: writes detections in a loop until killed (ENStoreTests' crash-safety test).
+        .executableTarget(name: "ENStoreCrashHelper", dependencies: ["ENCore", "ENStore"]),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
@@ -81,7 +83,11 @@ let package = Package(
         .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching"]),
         .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ENStoreTests", dependencies: ["ENCore", "ENStore"]),
+        .testTarget(
+            name: "ENStoreTests",
+            dependencies: ["ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "EntoolTests",
             dependencies: ["ENCore", "ENCrypto", "entool"],

@@ -3,4 +3,5 @@ let allBenchmarkSuites: [BenchmarkSuite] = [
     cryptoBenchmarkSuite,
     exportBenchmarkSuite,
     riskBenchmarkSuite,
+    storeBenchmarkSuite,
 ]

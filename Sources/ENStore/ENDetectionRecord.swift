@@ -1,0 +1,48 @@
+public import ENCore
+public import Foundation
+
+/// Everything one successful exposure detection produced, written by
+/// `ENStore.recordDetection(_:)` in a single transaction: the result and the advanced detection state.
+///
+/// `Result` is whatever the caller computed (a V1 summary with its exposure infos, a V2 summary with its
+/// windows, the sample app's exposures...); it is stored as JSON, so any `Codable` type works.
+public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
+    /// When the detection was computed; it becomes the last detection date.
+    public var date: Date
+    /// A label for the kind of result, for example `"v1"` or `"v2"`, used to select results when reading.
+    public var kind: String
+    /// The result.
+    public var result: Result
+    /// SHA-256 (or any content hash) of each key file the detection processed; each is recorded once.
+    public var processedKeyFileHashes: [Data]
+    /// The new next key-file index, or `nil` to leave it unchanged.
+    public var nextKeyFileIndex: Int?
+    /// The diagnosis keys to cache for re-running detection (iOS 13.7+ behaviour); the same key (key data
+    /// and rolling start) is stored once, a later copy replacing an earlier one.
+    public var cachedKeys: [ENTemporaryExposureKey]
+    /// Whether the detection adds an entry to the rate-limit ledger (default `true`).
+    public var countsTowardRateLimit: Bool
+    /// A limit to enforce against the ledger before anything is written, or `nil` for none.
+    public var rateLimit: ENDetectionRateLimit?
+
+    /// Creates a record.
+    public init(
+        date: Date,
+        kind: String,
+        result: Result,
+        processedKeyFileHashes: [Data] = [],
+        nextKeyFileIndex: Int? = nil,
+        cachedKeys: [ENTemporaryExposureKey] = [],
+        countsTowardRateLimit: Bool = true,
+        rateLimit: ENDetectionRateLimit? = nil
+    ) {
+        self.date = date
+        self.kind = kind
+        self.result = result
+        self.processedKeyFileHashes = processedKeyFileHashes
+        self.nextKeyFileIndex = nextKeyFileIndex
+        self.cachedKeys = cachedKeys
+        self.countsTowardRateLimit = countsTowardRateLimit
+        self.rateLimit = rateLimit
+    }
+}

@@ -1,0 +1,46 @@
+public import ENCore
+internal import GRDB
+
+/// An asynchronous sequence of one stored value: the current value first, then every change.
+///
+/// The sample app posts a notification whenever a `LocalStore` property changes; this is the same signal
+/// as an `AsyncSequence` (Combine is not available on every platform). Consecutive equal values are
+/// delivered once. The observation stops when the iteration ends or its task is cancelled.
+///
+/// ```swift
+/// for try await isOnboarded in store.observeIsOnboarded() {
+///     updateUI(isOnboarded)
+/// }
+/// ```
+public struct ENStoreObservation<Element: Sendable>: AsyncSequence, Sendable {
+    /// Errors are `ENError`s.
+    public typealias Failure = ENError
+
+    let values: AsyncValueObservation<Element>
+    let path: String
+
+    init<Reducer: ValueReducer>(store: ENStore, _ observation: ValueObservation<Reducer>)
+    where Reducer.Value == Element, Element: Equatable {
+        self.values = observation.removeDuplicates().values(in: store.writer)
+        self.path = store.displayPath
+    }
+
+    /// Starts observing.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: values.makeAsyncIterator(), path: path)
+    }
+
+    /// The iterator of an ``ENStoreObservation``.
+    public struct Iterator: AsyncIteratorProtocol {
+        /// Errors are `ENError`s.
+        public typealias Failure = ENError
+
+        var base: AsyncValueObservation<Element>.Iterator
+        let path: String
+
+        /// The next value: the current one on the first call, then the next change.
+        public mutating func next() async throws(ENError) -> Element? {
+            do { return try await base.next() } catch { throw ENError.store(error, path: path) }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import ENCore
+import ENStore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The helper's detection result (see `Sources/ENStoreCrashHelper/main.swift`).
+struct CrashDetectionResult: Codable, Sendable {
+    var sequence: Int
+    var padding: [Int]
+}
+
+@Suite("Crash safety")
+struct CrashSafetyTests {
+    static let keysPerDetection = 20
+
+    /// The helper records detections in a loop; it is killed with SIGKILL at a random moment 20 times, and
+    /// after each kill the store must pass `PRAGMA integrity_check` and hold whole detections only: for n
+    /// detections, results 1...n, key files 1...n processed (n+1 not), next index n, 20 n cached keys,
+    /// n ledger entries, and the last detection date equal to detection n's.
+    @Test func killingAWriterAtRandomNeverCorruptsOrHalfWrites() throws {
+        let helper = try Self.helperURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("crash.sqlite")
+        var generator = SplitMix(seed: UInt64(Date().timeIntervalSince1970))
+        var previous = 0
+        var counts: [Int] = []
+        var kills = 0
+        for _ in 0..<20 {
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = [path]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 20_000...600_000, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+            #expect(
+                process.terminationReason == .uncaughtSignal,
+                "the helper exited by itself: \(process.terminationStatus)")
+
+            let store = try ENStore(path: path, configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
+            try store.checkIntegrity()
+            let n = try store.detectionState().nextKeyFileIndex
+            #expect(n >= previous)
+            let detections = try store.detections(as: CrashDetectionResult.self, kind: "crash")
+            #expect(detections.map(\.result.sequence) == Array(stride(from: 1, through: n, by: 1)))
+            #expect(detections.allSatisfy { $0.result.padding.count == 100 })
+            let hashes = (1...(n + 1)).map(Self.keyFileHash)
+            #expect(try store.unprocessedKeyFileHashes(hashes) == [Self.keyFileHash(n + 1)])
+            #expect(try store.cachedDiagnosisKeys().count == n * Self.keysPerDetection)
+            #expect(try store.rateLimitLedger(since: .distantPast).count == n)
+            #expect(try store.detectionState().lastDetectionDate == detections.last?.date)
+            try store.close()
+            previous = n
+            counts.append(n)
+        }
+        #expect(kills > 0)
+        #expect(previous > 0, "the helper never completed a detection")
+        print("crash safety: detections after each kill: \(counts)")
+    }
+
+    static func keyFileHash(_ sequence: Int) -> Data {
+        var data = Data(count: 32)
+        withUnsafeBytes(of: UInt64(sequence).littleEndian) { data.replaceSubrange(0..<8, with: $0) }
+        return data
+    }
+
+    /// The helper binary, built beside the test bundle.
+    static func helperURL() throws -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = directory.appendingPathComponent("ENStoreCrashHelper")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw ENError(.internal, "ENStoreCrashHelper not found near \(CommandLine.arguments[0])")
+    }
+}

@@ -1,0 +1,79 @@
+import ENCore
+import ENStore
+import Foundation
+import Testing
+
+/// Encryption at rest with the real AES-GCM cipher (`ENCrypto.AESGCM.Key`, which the embedder passes in;
+/// ENStore itself does not link ENCrypto). What is tested is the store's side: what it seals, that it binds and
+/// checks, and that nothing sealed reaches the disk in the clear.
+@Suite("Encryption at rest")
+struct EncryptionTests {
+    let secretKey = Data((0..<16).map { UInt8(0xD0 + $0) })
+    let rpiBytes: [UInt8] = Array(repeating: 0xE7, count: 16)
+
+    func fill(_ store: ENStore) throws {
+        try store.saveOwnKey(ENTemporaryExposureKey(keyData: secretKey, rollingStartNumber: 2_963_808))
+        let sighting = ENSighting(
+            rpi: try RollingProximityIdentifier(bytes: rpiBytes), aem: AssociatedEncryptedMetadata(rawValue: 1),
+            timestamp: referenceDate, rssi: -70)
+        try store.addSightings([sighting])
+        try store.close()
+    }
+
+    func onDisk(_ path: String, _ bytes: Data) throws -> Bool {
+        try fileContains(path, bytes) || fileContains(path + "-wal", bytes)
+    }
+
+    @Test func plainStoresKeepKeysAndIdentifiersInTheClear() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("plain.sqlite")
+        try fill(try ENStore(path: path, configuration: TestClock(referenceDate).configuration()))
+        // The control for the test below: the search does find clear bytes.
+        #expect(try onDisk(path, secretKey))
+        #expect(try onDisk(path, Data(rpiBytes)))
+    }
+
+    @Test func encryptedStoresSealKeysAndSightingsAndReadThemBack() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("sealed.sqlite")
+        let clock = TestClock(referenceDate)
+        let cipher = aesCipher(Array(repeating: 0x42, count: 32))
+        try fill(try ENStore(path: path, configuration: clock.configuration(cipher: cipher)))
+        #expect(try !onDisk(path, secretKey))
+        #expect(try !onDisk(path, Data(rpiBytes)))
+
+        let store = try ENStore(path: path, configuration: clock.configuration(cipher: cipher))
+        #expect(try store.ownKeys().map(\.keyData) == [secretKey])
+        #expect(try store.sightings(from: .distantPast).map(\.rpi.bytes) == [rpiBytes])
+    }
+
+    @Test func aWrongKeyOrAMissingCipherIsDataInaccessibleAndAddingOneLaterIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let sealed = directory.path("sealed.sqlite")
+        let clock = TestClock(referenceDate)
+        try fill(try ENStore(path: sealed, configuration: clock.configuration(cipher: aesCipher([1, 2, 3]))))
+        expectCode(.dataInaccessible) {
+            _ = try ENStore(path: sealed, configuration: clock.configuration(cipher: aesCipher([1, 2, 4])))
+        }
+        expectCode(.dataInaccessible) {
+            _ = try ENStore(path: sealed, configuration: clock.configuration())
+        }
+        let plain = directory.path("plain.sqlite")
+        try fill(try ENStore(path: plain, configuration: clock.configuration()))
+        expectCode(.badParameter) {
+            _ = try ENStore(path: plain, configuration: clock.configuration(cipher: aesCipher([1])))
+        }
+    }
+
+    @Test func keyRollingWorksOnAnEncryptedStore() async throws {
+        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration(cipher: aesCipher([9])))
+        let key = try await store.currentKey(at: referenceDate) { Data(repeating: 0x77, count: 16) }
+        let again = try await store.currentKey(at: referenceDate.addingTimeInterval(600)) { Data(count: 16) }
+        #expect(again == key)
+        let ended = try await store.endCurrentKey(at: referenceDate)
+        #expect(ended?.keyData == key.keyData)
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Regenerates the ENStore test fixtures with the sqlite3 CLI. Run from this directory.
+
+store-v1.sqlite     a store written by schema v1 (the DDL is copied verbatim from StoreSchema.migrateV1)
+store-newer.sqlite  the same file after a migration this build does not know ("v3-from-the-future")
+foreign.sqlite      a valid SQLite database that is not a store
+interrupted.sqlite  a first open killed after GRDB created its migrations table, before schema v1 committed
+"""
+import os, re, struct, subprocess
+
+src = open('../../../Sources/ENStore/StoreSchema.swift').read()
+v1 = re.search(r'static func migrateV1.*?sql: """\n(.*?)"""', src, re.S).group(1)
+ref = 800000000.0  # a Date's timeIntervalSinceReferenceDate: 2026-05-09 06:13:20 UTC
+interval = int((ref + 978307200) // 600)
+start = (interval // 144) * 144
+payload = bytes(range(16)).hex() + 'a0a1a2a3' + 'c4' + '03' + struct.pack('<d', ref + 12.5).hex()
+lines = [
+    "-- A store written by schema v1 (StoreSchema.migrateV1, copied verbatim), with one row per table.",
+    "-- Regenerate with make-fixtures.py.",
+    "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);",
+    "INSERT INTO grdb_migrations VALUES ('v1');",
+    v1.replace('\n                ', '\n').strip(),
+    f"INSERT INTO store_metadata (id, created_at, encrypted, canary) VALUES (1, {ref}, 0, NULL);",
+    f"INSERT INTO own_keys VALUES ({start}, 144, x'{'11' * 16}', {ref});",
+    f"INSERT INTO sightings (interval, payload) VALUES ({interval}, x'{payload}');",
+    f"UPDATE state SET is_onboarded = 1, next_key_file_index = 3, last_detection_date = {ref + 60}, last_detection_error = NULL;",
+    f"INSERT INTO detections (computed_at, kind, result) VALUES ({ref + 60}, 'v2', '{{\"matchedKeyCount\":1,\"maximumScore\":1800}}');",
+    f"INSERT INTO processed_key_files VALUES (x'{'ab' * 32}', {ref + 60}, 1);",
+    f"INSERT INTO cached_keys VALUES (x'{'22' * 16}', {start - 144}, 144, 4, 1, -2, 0, {ref + 60});",
+    f"INSERT INTO test_results VALUES ('6F1C2E4A-0B7D-4C4B-9C55-0A4C7C2D9E10', {ref - 86400}, 1, 1);",
+    f"INSERT INTO exposures (date, duration, total_risk_score, transmission_risk_level) VALUES ({ref - 3 * 86400}, 900, 42, 5);",
+]
+sql = "\n".join(lines) + "\n"
+open('store-v1.sql', 'w').write(sql)
+for name in ['store-v1.sqlite', 'store-newer.sqlite', 'foreign.sqlite', 'interrupted.sqlite']:
+    if os.path.exists(name):
+        os.remove(name)
+subprocess.run(['sqlite3', 'store-v1.sqlite'], input=sql, text=True, check=True)
+subprocess.run(['sqlite3', 'store-newer.sqlite'],
+               input=sql + "INSERT INTO grdb_migrations VALUES ('v2'), ('v3-from-the-future');\n", text=True, check=True)
+subprocess.run(['sqlite3', 'foreign.sqlite'],
+               input="CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('not a store');\n",
+               text=True, check=True)
+subprocess.run(['sqlite3', 'interrupted.sqlite'],
+               input="CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);\n", text=True, check=True)
