@@ -122,7 +122,9 @@ extension ENStore {
         return key
     }
 
-    private static func ownKeys(_ db: Database, _ cipher: (any ENAuthenticatedCipher)?) throws -> [ENTemporaryExposureKey] {
+    private static func ownKeys(_ db: Database, _ cipher: (any ENAuthenticatedCipher)?) throws
+        -> [ENTemporaryExposureKey]
+    {
         try Row.fetchAll(db, sql: "SELECT * FROM own_keys ORDER BY rolling_start").map { row in
             try ownKey(from: row, cipher)
         }

@@ -1,5 +1,5 @@
-public import Foundation
 public import ENCore
+public import Foundation
 
 /// How an ``ENStore`` keeps its data: retention, clock and optional encryption at rest.
 public struct ENStoreConfiguration: Sendable {
