@@ -1,0 +1,53 @@
+#ifndef CEN_INDEX_H
+#define CEN_INDEX_H
+
+#include "internal.h"
+
+/// One distinct observed identifier and the run of its observations.
+typedef struct {
+    uint64_t low, high;
+    uint32_t first;
+    uint32_t count;  // 0 marks an empty slot
+} cen_slot;
+
+struct cen_index {
+    uint64_t *filter;
+    size_t filter_bits;
+    unsigned filter_shift;
+    cen_slot *slots;
+    size_t slot_mask;
+    unsigned slot_shift;
+    uint64_t seed_low, seed_high;
+    uint32_t *observation_index;     // original positions, grouped by identifier
+    uint32_t *observation_interval;  // their intervals, same order
+    uint32_t *intervals;             // distinct observed intervals, sorted
+    size_t interval_count;
+    size_t distinct;
+    size_t memory;
+};
+
+static inline uint64_t cen_index_filter_bit(const cen_index *index, uint64_t low) {
+    return ((low ^ index->seed_low) * 0x9E3779B97F4A7C15ULL) >> index->filter_shift;
+}
+
+static inline int cen_index_filter_test(const cen_index *index, uint64_t low) {
+    uint64_t b = cen_index_filter_bit(index, low);
+    return (int)((index->filter[b >> 6] >> (b & 63)) & 1);
+}
+
+static inline size_t cen_index_slot_of(const cen_index *index, uint64_t low, uint64_t high) {
+    uint64_t h = ((low ^ index->seed_high) * 0xBF58476D1CE4E5B9ULL) ^ ((high + index->seed_low) * 0x94D049BB133111EBULL);
+    return (size_t)(h >> index->slot_shift);
+}
+
+/// The slot holding (low, high), or the empty slot where it would go.
+static inline cen_slot *cen_index_find_slot(const cen_index *index, uint64_t low, uint64_t high) {
+    size_t s = cen_index_slot_of(index, low, high);
+    for (;;) {
+        cen_slot *slot = &index->slots[s];
+        if (slot->count == 0 || (slot->low == low && slot->high == high)) return slot;
+        s = (s + 1) & index->slot_mask;
+    }
+}
+
+#endif
