@@ -72,7 +72,7 @@ public final class ENMatcher: Sendable {
         let threadCount = max(1, options.threadCount)
         let kernel = options.kernel ?? .best
         let workers = try KernelWorkers(kernel: kernel, count: threadCount)
-        var batch = KeyBatch(capacity: max(Self.groupSize, options.batchSize))
+        var batch = KeyBatch(capacity: min(max(1, options.batchSize), 1 << 20))
         var statistics = ENMatchingStatistics()
         statistics.kernel = kernel
         statistics.threadCount = threadCount
