@@ -1,0 +1,71 @@
+internal import CLibCrypto
+public import ENCore
+public import Foundation
+
+/// The associated encrypted metadata key (AEMK) of a temporary exposure key:
+/// `HKDF-SHA256(TEK, salt: none, info: "EN-AEMK", 16 bytes)`.
+///
+/// It encrypts the 4 metadata bytes broadcast with each identifier:
+/// `AEM = AES-128-CTR(AEMK, counter block = RPI, metadata)`. Decryption is the same operation.
+/// The metadata is not authenticated: check ``BluetoothMetadata/isSupportedVersion`` after decrypting.
+public struct AssociatedEncryptedMetadataKey: Sendable {
+    let storage: SecureBytes
+
+    /// Derives the key from a temporary exposure key.
+    ///
+    /// - Throws: ``ENError/Code/badParameter`` when the key data is not 16 bytes.
+    public init(temporaryExposureKey: ENTemporaryExposureKey) throws(ENError) {
+        try self.init(keyData: temporaryExposureKey.keyData)
+    }
+
+    /// Derives the key from 16 bytes of temporary-exposure-key data.
+    ///
+    /// - Throws: ``ENError/Code/badParameter`` when `keyData` is not 16 bytes.
+    public init(keyData: Data) throws(ENError) {
+        guard keyData.count == ENTemporaryExposureKey.keyLength else {
+            throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
+        }
+        storage = keyData.withUnsafeBytes { tek in
+            SecureBytes(count: 16) { out in
+                KeyScheduleHKDF.derive(tek: tek.baseAddress!, infos: [KeyScheduleHKDF.aemkInfo], into: out.baseAddress!)
+            }
+        }
+    }
+
+    /// A copy of the 16 key bytes. The copy is an ordinary `Data` and is not zeroed on release.
+    public var keyBytes: Data { storage.withUnsafeBytes { Data($0) } }
+
+    /// Encrypts metadata for broadcast beside `identifier`.
+    public func encrypt(_ metadata: BluetoothMetadata, for identifier: RollingProximityIdentifier) throws(ENError)
+        -> AssociatedEncryptedMetadata
+    {
+        let output = try crypt(metadata.bytes, identifier: identifier)
+        return try AssociatedEncryptedMetadata(bytes: output)
+    }
+
+    /// Decrypts metadata received beside `identifier`. Any 4 bytes decrypt; a wrong key gives garbage.
+    public func decrypt(_ metadata: AssociatedEncryptedMetadata, for identifier: RollingProximityIdentifier)
+        throws(ENError) -> BluetoothMetadata
+    {
+        let output = try crypt(metadata.bytes, identifier: identifier)
+        return try BluetoothMetadata(bytes: output)
+    }
+
+    private func crypt(_ input: [UInt8], identifier: RollingProximityIdentifier) throws(ENError) -> [UInt8] {
+        let algorithms = try FetchedAlgorithms.shared()
+        let cipher = try CipherContext(cipher: algorithms.aes128CTR)
+        let iv = identifier.bytes
+        var output = [UInt8](repeating: 0, count: input.count)
+        try typedThrows {
+            try storage.withUnsafeBytes { key in
+                try iv.withUnsafeBytes { try cipher.setKey(key.baseAddress!, iv: $0.baseAddress!) }
+            }
+            try input.withUnsafeBytes { inBytes in
+                try output.withUnsafeMutableBytes { outBytes in
+                    try cipher.encrypt(inBytes.baseAddress!, outBytes.baseAddress!, count: input.count)
+                }
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,143 @@
+internal import CLibCrypto
+public import ENCore
+public import Foundation
+
+/// An ECDSA P-256 public key: what an app trusts to verify diagnosis-key export files.
+///
+/// Health authorities publish it as a base64 `SubjectPublicKeyInfo` (the `MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE…`
+/// strings) or as PEM; iOS stores the last 65 bytes (the uncompressed point). All three forms are accepted.
+public struct P256VerifyingKey: Sendable {
+    let box: PKeyBox
+
+    /// The DER prefix of a P-256 `SubjectPublicKeyInfo` that precedes the 65-byte uncompressed point.
+    private static let spkiPrefix = Data(hexString: "3059301306072a8648ce3d020106082a8648ce3d030107034200")!
+
+    /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`, a `SubjectPublicKeyInfo`).
+    ///
+    /// - Throws: ``ENError/Code/badFormat`` when the text is not such a PEM block,
+    ///   ``ENError/Code/badParameter`` when the key is not on P-256.
+    public init(pemRepresentation: String) throws(ENError) {
+        let parsed = OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { bio in
+            PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        }
+        guard let pkey = parsed else {
+            ENError.clearOpenSSLErrors()
+            throw .badFormat("not a PEM-encoded public key (expected BEGIN PUBLIC KEY)")
+        }
+        box = PKeyBox(pkey)
+        try box.requireP256("the public key")
+    }
+
+    /// Reads a DER `SubjectPublicKeyInfo`.
+    ///
+    /// - Throws: ``ENError/Code/badFormat`` when the bytes are not one (or have trailing bytes),
+    ///   ``ENError/Code/badParameter`` when the key is not on P-256.
+    public init(derRepresentation: Data) throws(ENError) {
+        let parsed = OpenSSLBytes.decodeDER(derRepresentation) { cursor, count in
+            d2i_PUBKEY(nil, cursor, count)
+        }
+        guard let pkey = parsed else {
+            ENError.clearOpenSSLErrors()
+            throw .badFormat("not a DER-encoded SubjectPublicKeyInfo, \(derRepresentation.count) bytes")
+        }
+        box = PKeyBox(pkey)
+        try box.requireP256("the public key")
+    }
+
+    /// Reads the 65-byte uncompressed point `04 || X || Y` (the form iOS keeps).
+    ///
+    /// - Throws: ``ENError/Code/badFormat`` when the bytes are not a point on P-256.
+    public init(x963Representation: Data) throws(ENError) {
+        guard x963Representation.count == 65, x963Representation.first == 0x04 else {
+            throw .badFormat("an uncompressed P-256 point is 65 bytes starting with 04, got \(x963Representation.count)")
+        }
+        try self.init(derRepresentation: Self.spkiPrefix + x963Representation)
+    }
+
+    /// Reads the base64 of a `SubjectPublicKeyInfo`, as health authorities publish it.
+    ///
+    /// - Throws: ``ENError/Code/badFormat`` when the text is not base64 of such a key.
+    public init(base64SubjectPublicKeyInfo text: String) throws(ENError) {
+        guard let der = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw .badFormat("the public key is not valid base64")
+        }
+        try self.init(derRepresentation: der)
+    }
+
+    /// The key as DER `SubjectPublicKeyInfo`.
+    public var derRepresentation: Data {
+        get throws(ENError) { try OpenSSLBytes.der("i2d_PUBKEY") { i2d_PUBKEY(box.pkey, $0) } }
+    }
+
+    /// The key as PEM (`-----BEGIN PUBLIC KEY-----`).
+    public var pemRepresentation: String {
+        get throws(ENError) {
+            let data = try OpenSSLBytes.writingToMemoryBIO("PEM_write_bio_PUBKEY") { bio in
+                PEM_write_bio_PUBKEY(bio, box.pkey)
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// The 65-byte uncompressed point.
+    public var x963Representation: Data {
+        get throws(ENError) { try derRepresentation.suffix(65) }
+    }
+
+    /// Whether `signature` is a valid signature of the SHA-256 digest of `data` by this key.
+    public func isValidSignature(_ signature: P256Signature, for data: some DataProtocol) -> Bool {
+        guard let mdctx = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(mdctx) }
+        guard EVP_DigestVerifyInit_ex(mdctx, nil, "SHA256", nil, nil, box.pkey, nil) == 1 else {
+            ENError.clearOpenSSLErrors()
+            return false
+        }
+        for region in data.regions {
+            let ok = region.withUnsafeBytes { EVP_DigestVerifyUpdate(mdctx, $0.baseAddress, $0.count) }
+            guard ok == 1 else {
+                ENError.clearOpenSSLErrors()
+                return false
+            }
+        }
+        let verified = signature.derRepresentation.withUnsafeBytes {
+            EVP_DigestVerifyFinal(mdctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count)
+        }
+        ENError.clearOpenSSLErrors()
+        return verified == 1
+    }
+
+    /// Whether the DER `signature` is a valid signature of the SHA-256 digest of `data` by this key.
+    ///
+    /// A malformed signature (truncated, trailing bytes, not DER) is simply not valid; use
+    /// ``P256Signature/init(derRepresentation:)`` to learn why a signature is malformed.
+    public func isValidSignature(_ signature: Data, for data: some DataProtocol) -> Bool {
+        guard let parsed = try? P256Signature(derRepresentation: signature) else { return false }
+        return isValidSignature(parsed, for: data)
+    }
+
+    /// Whether `signature` is valid for a precomputed 32-byte SHA-256 `digest` (for data hashed in a stream).
+    public func isValidSignature(_ signature: P256Signature, forDigest digest: Data) -> Bool {
+        guard digest.count == SHA256.byteCount else { return false }
+        guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, box.pkey, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        guard EVP_PKEY_verify_init(ctx) == 1 else {
+            ENError.clearOpenSSLErrors()
+            return false
+        }
+        let verified = signature.derRepresentation.withUnsafeBytes { sig in
+            digest.withUnsafeBytes { dig in
+                EVP_PKEY_verify(
+                    ctx, sig.baseAddress!.assumingMemoryBound(to: UInt8.self), sig.count,
+                    dig.baseAddress!.assumingMemoryBound(to: UInt8.self), dig.count)
+            }
+        }
+        ENError.clearOpenSSLErrors()
+        return verified == 1
+    }
+
+    /// Whether the DER `signature` is valid for a precomputed SHA-256 `digest`.
+    public func isValidSignature(_ signature: Data, forDigest digest: Data) -> Bool {
+        guard let parsed = try? P256Signature(derRepresentation: signature) else { return false }
+        return isValidSignature(parsed, forDigest: digest)
+    }
+}

@@ -1,0 +1,91 @@
+internal import CLibCrypto
+public import ENCore
+public import Foundation
+
+/// The rolling proximity identifier key (RPIK) of a temporary exposure key:
+/// `HKDF-SHA256(TEK, salt: none, info: "EN-RPIK", 16 bytes)`.
+///
+/// It encrypts the padded interval number into each broadcast identifier:
+/// `RPI_j = AES-128(RPIK, "EN-RPI" || 0x00 * 6 || LE32(ENIN_j))`.
+///
+/// The key bytes live in storage that is zeroed when the last copy of the value is released.
+///
+/// ```swift
+/// let rpik = try RollingProximityIdentifierKey(temporaryExposureKey: tek)
+/// let rpi = try rpik.identifier(for: 2_642_976)
+/// let day = try rpik.identifiers(startingAt: tek.rollingStartNumber, count: 144)
+/// ```
+public struct RollingProximityIdentifierKey: Sendable {
+    let storage: SecureBytes
+
+    /// Derives the key from a temporary exposure key.
+    ///
+    /// - Throws: ``ENError/Code/badParameter`` when the key data is not 16 bytes.
+    public init(temporaryExposureKey: ENTemporaryExposureKey) throws(ENError) {
+        try self.init(keyData: temporaryExposureKey.keyData)
+    }
+
+    /// Derives the key from 16 bytes of temporary-exposure-key data.
+    ///
+    /// - Throws: ``ENError/Code/badParameter`` when `keyData` is not 16 bytes.
+    public init(keyData: Data) throws(ENError) {
+        guard keyData.count == ENTemporaryExposureKey.keyLength else {
+            throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
+        }
+        storage = keyData.withUnsafeBytes { tek in
+            SecureBytes(count: 16) { out in
+                KeyScheduleHKDF.derive(tek: tek.baseAddress!, infos: [KeyScheduleHKDF.rpikInfo], into: out.baseAddress!)
+            }
+        }
+    }
+
+    /// Wraps 16 bytes of an already derived RPIK.
+    ///
+    /// - Throws: ``ENError/Code/badParameter`` when `derivedKeyBytes` is not 16 bytes.
+    public init(derivedKeyBytes: Data) throws(ENError) {
+        guard derivedKeyBytes.count == 16 else {
+            throw .badParameter("a rolling proximity identifier key is 16 bytes, got \(derivedKeyBytes.count)")
+        }
+        storage = derivedKeyBytes.withUnsafeBytes { SecureBytes(copying: $0) }
+    }
+
+    /// A copy of the 16 key bytes. The copy is an ordinary `Data` and is not zeroed on release.
+    public var keyBytes: Data { storage.withUnsafeBytes { Data($0) } }
+
+    /// The identifier broadcast during `interval`.
+    public func identifier(for interval: ENIntervalNumber) throws(ENError) -> RollingProximityIdentifier {
+        try identifiers(startingAt: interval, count: 1)[0]
+    }
+
+    /// The identifiers of `count` consecutive intervals from `start`, encrypted with one OpenSSL call.
+    ///
+    /// - Throws: ``ENError/Code/badParameter`` when `count` is negative or runs past the end of the
+    ///   interval range.
+    public func identifiers(startingAt start: ENIntervalNumber, count: Int) throws(ENError)
+        -> [RollingProximityIdentifier]
+    {
+        guard count >= 0 else { throw .badParameter("identifier count must not be negative, got \(count)") }
+        guard UInt64(start.rawValue) + UInt64(count) <= UInt64(UInt32.max) + 1 else {
+            throw .badParameter("\(count) intervals from \(start) run past the end of the interval range")
+        }
+        if count == 0 { return [] }
+        let algorithms = try FetchedAlgorithms.shared()
+        let cipher = try CipherContext(cipher: algorithms.aes128ECB)
+        try storage.withUnsafeBytes { (key: UnsafeRawBufferPointer) throws(ENError) in
+            try cipher.setKey(key.baseAddress!)
+        }
+        var result: [RollingProximityIdentifier] = []
+        result.reserveCapacity(count)
+        let chunk = 144
+        var buffer = PaddedIntervalBlocks(capacity: min(count, chunk))
+        var done = 0
+        while done < count {
+            let n = min(chunk, count - done)
+            buffer.fill(start: start.rawValue &+ UInt32(done), count: n)
+            try buffer.encrypt(with: cipher, count: n)
+            for i in 0..<n { result.append(buffer.identifier(at: i)) }
+            done += n
+        }
+        return result
+    }
+}

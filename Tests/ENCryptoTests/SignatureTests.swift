@@ -1,0 +1,179 @@
+import ENCore
+import ENCrypto
+import Foundation
+import Testing
+
+/// The `openssl` command-line tool, the outside verifier, when installed.
+let opensslPath: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+    .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// Runs `openssl` with `arguments` and returns its exit status and standard output.
+func runOpenSSL(_ arguments: [String]) throws -> (status: Int32, output: Data) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try #require(opensslPath))
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = Pipe()
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
+}
+
+/// A fresh temporary directory, removed by the caller.
+func makeTemporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("encrypto-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite("ECDSA P-256 signatures")
+struct SignatureTests {
+    @Test("sign and verify; any change to the data or signature fails")
+    func signAndVerify() throws {
+        let key = try P256SigningKey()
+        let message = Data("EK Export v1    payload".utf8)
+        let signature = try key.signature(for: message)
+        #expect((70...72).contains(signature.count) || signature.count < 70)  // DER: usually 70-72 bytes
+        let publicKey = try key.publicKey
+        #expect(publicKey.isValidSignature(signature, for: message))
+        var tampered = message
+        tampered[3] ^= 1
+        #expect(!publicKey.isValidSignature(signature, for: tampered))
+        var badSignature = signature
+        badSignature[badSignature.count - 1] ^= 1
+        #expect(!publicKey.isValidSignature(badSignature, for: message))
+        let other = try P256SigningKey().publicKey
+        #expect(!other.isValidSignature(signature, for: message))
+        #expect(publicKey.isValidSignature(try P256Signature(derRepresentation: signature), forDigest: SHA256.hash(message)))
+    }
+
+    @Test("PEM and DER round trips for both halves")
+    func encodings() throws {
+        let key = try P256SigningKey()
+        let pem = try key.pemRepresentation
+        #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let again = try P256SigningKey(pemRepresentation: pem)
+        #expect(try again.derRepresentation == key.derRepresentation)
+        #expect(try P256SigningKey(derRepresentation: key.derRepresentation).pemRepresentation == pem)
+        let pub = try key.publicKey
+        #expect(try pub.pemRepresentation.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+        #expect(try P256VerifyingKey(pemRepresentation: pub.pemRepresentation).derRepresentation == pub.derRepresentation)
+        #expect(try pub.x963Representation.count == 65)
+        #expect(try P256VerifyingKey(x963Representation: pub.x963Representation).derRepresentation == pub.derRepresentation)
+        let base64 = try pub.derRepresentation.base64EncodedString()
+        #expect(base64.hasPrefix("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"))
+        #expect(try P256VerifyingKey(base64SubjectPublicKeyInfo: base64).derRepresentation == pub.derRepresentation)
+    }
+
+    @Test("the published ENS example key pair (SEC1 PEM) signs and verifies")
+    func ensExampleKeyPair() throws {
+        let privateKey = try P256SigningKey(pemRepresentation: fixtureText("ens-example-private", "pem"))
+        let publicKey = try P256VerifyingKey(pemRepresentation: fixtureText("ens-example-public", "pem"))
+        #expect(try privateKey.publicKey.derRepresentation == publicKey.derRepresentation)
+        let message = Data("hello".utf8)
+        #expect(publicKey.isValidSignature(try privateKey.signature(for: message), for: message))
+    }
+
+    @Test("raw r||s and DER forms convert both ways")
+    func rawForm() throws {
+        let key = try P256SigningKey()
+        let der = try key.signature(for: Data([1, 2, 3]))
+        let signature = try P256Signature(derRepresentation: der)
+        #expect(signature.rawRepresentation.count == 64)
+        #expect(try P256Signature(rawRepresentation: signature.rawRepresentation) == signature)
+        #expect(throws: ENError.self) { try P256Signature(rawRepresentation: Data(count: 63)) }
+    }
+
+    @Test("malformed keys and signatures are refused with a reason")
+    func badInput() throws {
+        #expect {
+            try P256VerifyingKey(pemRepresentation: "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n")
+        } throws: { ($0 as? ENError)?.code == .badFormat }
+        #expect(throws: ENError.self) { try P256SigningKey(pemRepresentation: "") }
+        #expect(throws: ENError.self) { try P256SigningKey(derRepresentation: Data([0x30, 0x03, 0x02, 0x01])) }
+        #expect(throws: ENError.self) { try P256VerifyingKey(derRepresentation: Data(count: 91)) }
+        #expect(throws: ENError.self) { try P256VerifyingKey(x963Representation: Data(count: 65)) }
+        #expect(throws: ENError.self) { try P256VerifyingKey(base64SubjectPublicKeyInfo: "%%%") }
+        // A key on another curve, or of another algorithm, names what is required.
+        #expect {
+            try P256VerifyingKey(pemRepresentation: fixtureText("p384-public", "pem"))
+        } throws: { ($0 as? ENError)?.code == .badParameter && "\($0)".contains("P-256") }
+        #expect {
+            try P256VerifyingKey(pemRepresentation: fixtureText("ed25519-public", "pem"))
+        } throws: { ($0 as? ENError)?.code == .badParameter }
+
+        let key = try P256SigningKey()
+        let message = Data("data".utf8)
+        let der = try key.signature(for: message)
+        for cut in [1, 8, der.count - 1] {
+            let truncated = der.prefix(cut)
+            #expect {
+                try P256Signature(derRepresentation: truncated)
+            } throws: { ($0 as? ENError)?.code == .badFormat && "\($0)".contains("truncated") }
+            #expect(!(try key.publicKey.isValidSignature(truncated, for: message)))
+        }
+        #expect(throws: ENError.self) { try P256Signature(derRepresentation: der + Data([0])) }
+        #expect(throws: ENError.self) { try P256Signature(derRepresentation: Data()) }
+    }
+
+    @Test("a signature made here verifies with `openssl dgst -sha256 -verify`", .enabled(if: opensslPath != nil))
+    func verifiedByOpenSSL() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let key = try P256SigningKey()
+        let message = try SecureRandom.bytes(count: 5000)
+        try message.write(to: dir.appendingPathComponent("export.bin"))
+        try key.signature(for: message).write(to: dir.appendingPathComponent("sig.der"))
+        try Data(key.publicKey.pemRepresentation.utf8).write(to: dir.appendingPathComponent("pub.pem"))
+        let ok = try runOpenSSL([
+            "dgst", "-sha256", "-verify", dir.appendingPathComponent("pub.pem").path, "-signature",
+            dir.appendingPathComponent("sig.der").path, dir.appendingPathComponent("export.bin").path,
+        ])
+        #expect(ok.status == 0)
+        #expect(String(decoding: ok.output, as: UTF8.self).contains("Verified OK"))
+        // And openssl refuses it for other data: the check can fail.
+        try Data("other".utf8).write(to: dir.appendingPathComponent("other.bin"))
+        let bad = try runOpenSSL([
+            "dgst", "-sha256", "-verify", dir.appendingPathComponent("pub.pem").path, "-signature",
+            dir.appendingPathComponent("sig.der").path, dir.appendingPathComponent("other.bin").path,
+        ])
+        #expect(bad.status != 0)
+    }
+
+    @Test("a signature made by `openssl dgst -sha256 -sign` verifies here", .enabled(if: opensslPath != nil))
+    func verifiesOpenSSLSignature() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let keyPath = dir.appendingPathComponent("key.pem").path
+        let generated = try runOpenSSL(["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", keyPath])
+        #expect(generated.status == 0)
+        let pub = try runOpenSSL(["ec", "-in", keyPath, "-pubout"])
+        let message = try SecureRandom.bytes(count: 3000)
+        let messagePath = dir.appendingPathComponent("export.bin").path
+        try message.write(to: URL(fileURLWithPath: messagePath))
+        let signed = try runOpenSSL(["dgst", "-sha256", "-sign", keyPath, messagePath])
+        #expect(signed.status == 0)
+        let verifier = try P256VerifyingKey(pemRepresentation: String(decoding: pub.output, as: UTF8.self))
+        #expect(verifier.isValidSignature(signed.output, for: message))
+        #expect(!verifier.isValidSignature(signed.output, for: message.dropFirst()))
+        // The private key openssl wrote (SEC1) loads here and produces the same public key.
+        let loaded = try P256SigningKey(pemRepresentation: String(contentsOfFile: keyPath, encoding: .utf8))
+        #expect(try loaded.publicKey.derRepresentation == verifier.derRepresentation)
+    }
+
+    @Test("SHA-256 of known inputs, one-shot and incremental, and copies continue independently")
+    func sha256() {
+        #expect(SHA256.hash(Data("abc".utf8)).hexString
+            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hash(Data()).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        var hasher = SHA256()
+        hasher.update(Data("a".utf8))
+        let copy = hasher
+        hasher.update(Data("bc".utf8))
+        #expect(hasher.finalize() == SHA256.hash(Data("abc".utf8)))
+        #expect(copy.finalize() == SHA256.hash(Data("a".utf8)))
+        #expect(throws: ENError.self) { try SecureRandom.bytes(count: -1) }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// The result of one `entool` run.
+struct EntoolResult {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+
+    /// Standard output as text.
+    var output: String { String(decoding: stdout, as: UTF8.self) }
+
+    /// Standard output decoded as JSON.
+    func json() throws -> Any { try JSONSerialization.jsonObject(with: stdout) }
+}
+
+/// Where the built `entool` is: `$ENTOOL_PATH`, or beside the test bundle in the build's products directory.
+func entoolURL() throws -> URL {
+    if let path = ProcessInfo.processInfo.environment["ENTOOL_PATH"] { return URL(fileURLWithPath: path) }
+    #if os(macOS)
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("entool")
+    }
+    #endif
+    let url = Bundle.main.bundleURL.appendingPathComponent("entool")
+    try #require(FileManager.default.isExecutableFile(atPath: url.path), "entool not found at \(url.path)")
+    return url
+}
+
+/// Runs `entool` with `arguments` (and optional standard input) and collects its output.
+func runEntool(_ arguments: [String], stdin: Data? = nil, currentDirectory: URL? = nil) throws -> EntoolResult {
+    let process = Process()
+    process.executableURL = try entoolURL()
+    process.arguments = arguments
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+    let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("entool-stderr-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errorFile) }
+    let errorHandle = try FileHandle(forWritingTo: errorFile)
+    let outPipe = Pipe()
+    process.standardOutput = outPipe
+    process.standardError = errorHandle
+    if let stdin {
+        let inPipe = Pipe()
+        process.standardInput = inPipe
+        try process.run()
+        inPipe.fileHandleForWriting.write(stdin)
+        try inPipe.fileHandleForWriting.close()
+    } else {
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+    let output = outPipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    try errorHandle.close()
+    let errorText = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+    return EntoolResult(status: process.terminationStatus, stdout: output, stderr: errorText)
+}
+
+/// A fresh temporary directory for one test; remove it with `try? FileManager.default.removeItem(at:)`.
+func makeTemporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("entool-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// The URL of a fixture in `Tests/EntoolTests/Fixtures`.
+func fixtureURL(_ name: String) throws -> URL {
+    let url = Bundle.module.resourceURL!.appendingPathComponent("Fixtures").appendingPathComponent(name)
+    try #require(FileManager.default.fileExists(atPath: url.path), "missing fixture \(name)")
+    return url
+}
