@@ -31,11 +31,12 @@ struct MatchCollector {
                 statistics.matchesDropped += 1
                 continue
             }
-            // PENDING-ENCRYPTO let metadataKey = try AssociatedEncryptedMetadataKey(temporaryExposureKey: occurrence.key)
+            let metadataKey = try AssociatedEncryptedMetadataKey(temporaryExposureKey: occurrence.key)
             let matched = occurrence.hits.sorted { ($0.sightingIndex, $0.derivedInterval) < ($1.sightingIndex, $1.derivedInterval) }
                 .map { hit in
                     let sighting = sightings[hit.sightingIndex]
-                    let txPower: Int8? = nil  // PENDING-ENCRYPTO
+                    let metadata = try? metadataKey.decrypt(sighting.aem, for: sighting.rpi)
+                    let txPower = metadata.flatMap { $0.isSupportedVersion ? $0.txPower : nil }
                     return ENMatchedSighting(sighting: sighting, derivedInterval: hit.derivedInterval, txPower: txPower)
                 }
             matches.append(ENKeyMatch(key: occurrence.key, sightings: matched))
