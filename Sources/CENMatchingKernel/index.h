@@ -26,13 +26,21 @@ struct cen_index {
     size_t memory;
 };
 
-static inline uint64_t cen_index_filter_bit(const cen_index *index, uint64_t low) {
-    return ((low ^ index->seed_low) * 0x9E3779B97F4A7C15ULL) >> index->filter_shift;
+/// The filter is a blocked Bloom filter with two bits per identifier, both in one 64-bit word: the top bits
+/// of the identifier's first 8 bytes choose the word, its low 12 bits the two bit positions. Identifiers are
+/// AES outputs, so their bits are already uniform; chosen identifiers can only raise the false-positive rate
+/// (which the exact table absorbs), never corrupt the result.
+static inline uint64_t cen_index_filter_word(const cen_index *index, uint64_t low) {
+    return low >> index->filter_shift;
+}
+
+static inline uint64_t cen_index_filter_mask(uint64_t low) {
+    return ((uint64_t)1 << (low & 63)) | ((uint64_t)1 << ((low >> 6) & 63));
 }
 
 static inline int cen_index_filter_test(const cen_index *index, uint64_t low) {
-    uint64_t b = cen_index_filter_bit(index, low);
-    return (int)((index->filter[b >> 6] >> (b & 63)) & 1);
+    const uint64_t mask = cen_index_filter_mask(low);
+    return (index->filter[cen_index_filter_word(index, low)] & mask) == mask;
 }
 
 static inline size_t cen_index_slot_of(const cen_index *index, uint64_t low, uint64_t high) {

@@ -35,28 +35,38 @@ struct KeyBatch: ~Copyable {
     /// Appends keys `range` of `chunk` (at most the remaining capacity) and updates the statistics.
     mutating func append(_ chunk: [ENTemporaryExposureKey], range: Range<Int>, statistics: inout ENMatchingStatistics) {
         let start = count
-        for index in range {
-            let key = chunk[index]
-            var entry = cen_key()
-            let usable =
-                key.rollingPeriod >= 1 && key.rollingPeriod <= ENTemporaryExposureKey.defaultRollingPeriod
-                && key.keyData.count == ENTemporaryExposureKey.keyLength
-            if usable {
-                withUnsafeMutableBytes(of: &entry.key_data) { destination in
-                    _ = key.keyData.copyBytes(to: destination)
+        var ignored = 0
+        var revoked = 0
+        let destination = UnsafeMutableRawPointer(kernelKeys.baseAddress! + start)
+        let stride = MemoryLayout<cen_key>.stride
+        chunk.withUnsafeBufferPointer { keys in
+            for (position, index) in range.enumerated() {
+                let key = keys[index]
+                // key_data is the struct's first field: write the 16 bytes straight into place.
+                let entry = destination + position * stride
+                var usable = key.rollingPeriod >= 1 && key.rollingPeriod <= ENTemporaryExposureKey.defaultRollingPeriod
+                if usable {
+                    usable = key.keyData.withUnsafeBytes { bytes in
+                        guard bytes.count == ENTemporaryExposureKey.keyLength else { return false }
+                        entry.copyMemory(from: bytes.baseAddress!, byteCount: ENTemporaryExposureKey.keyLength)
+                        return true
+                    }
                 }
-                entry.rolling_start = key.rollingStartNumber.rawValue
-                entry.rolling_period = key.rollingPeriod
-            } else {
-                statistics.keysIgnored += 1
+                entry.storeBytes(of: key.rollingStartNumber.rawValue, toByteOffset: Self.startOffset, as: UInt32.self)
+                entry.storeBytes(of: usable ? key.rollingPeriod : 0, toByteOffset: Self.periodOffset, as: UInt32.self)
+                if !usable { ignored += 1 }
+                if key.diagnosisReportType == .revoked { revoked += 1 }
             }
-            if key.diagnosisReportType == .revoked { statistics.keysRevoked += 1 }
-            kernelKeys[count] = entry
-            count += 1
         }
+        count += range.count
+        statistics.keysIgnored += ignored
+        statistics.keysRevoked += revoked
         statistics.keysReceived += range.count
         sources.append((chunk, range, start))
     }
+
+    private static let startOffset = MemoryLayout<cen_key>.offset(of: \.rolling_start)!
+    private static let periodOffset = MemoryLayout<cen_key>.offset(of: \.rolling_period)!
 
     /// The key at position `index` of the batch.
     func key(at index: Int) -> ENTemporaryExposureKey {
