@@ -15,11 +15,14 @@ let matchingBenchmarkSuite = BenchmarkSuite(name: "matching") { context, report 
     let sizes: [(keys: Int, observations: Int)] =
         context.quick
         ? [(100_000, 10_000)]
-        : [(5_000_000, 10_000), (5_000_000, 1_000), (5_000_000, 100_000),
-           (100_000, 1_000), (100_000, 10_000), (100_000, 100_000),
-           (1_000_000, 1_000), (1_000_000, 10_000), (1_000_000, 100_000)]
+        : [
+            (5_000_000, 10_000), (5_000_000, 1_000), (5_000_000, 100_000),
+            (100_000, 1_000), (100_000, 10_000), (100_000, 100_000),
+            (1_000_000, 1_000), (1_000_000, 10_000), (1_000_000, 100_000),
+        ]
     for size in sizes {
-        try MatchingBenchmark.runSynthetic(keys: size.keys, observations: size.observations, context: context, report: &report)
+        try MatchingBenchmark.runSynthetic(
+            keys: size.keys, observations: size.observations, context: context, report: &report)
     }
 }
 
@@ -149,12 +152,15 @@ enum MatchingBenchmark {
         }
     }
 
-    static func runSynthetic(keys: Int, observations: Int, context: BenchmarkContext, report: inout BenchmarkReport) throws {
+    static func runSynthetic(keys: Int, observations: Int, context: BenchmarkContext, report: inout BenchmarkReport)
+        throws
+    {
         let set = try SyntheticSet(keys: keys, observations: observations)
         let label = "N=\(keys.formatted(.number.grouping(.never))) M=\(observations)"
         let iterations = keys >= 1_000_000 ? 1 : context.iterations
         let kernels: [ENMatchingKernel] =
-            keys <= 100_000 ? Array(Set([ENMatchingKernel.best, .portable])).sorted { $0.rawValue > $1.rawValue } : [.best]
+            keys <= 100_000
+            ? Array(Set([ENMatchingKernel.best, .portable])).sorted { $0.rawValue > $1.rawValue } : [.best]
         for kernel in kernels {
             for threads in threadCounts(context) {
                 context.log("matching \(label) \(kernel) threads=\(threads)")
@@ -162,7 +168,8 @@ enum MatchingBenchmark {
                 var last: ENMatchingResult?
                 let timing = try measure(iterations: iterations, operations: keys) {
                     let matcher = try ENMatcher(sightings: set.sightings)
-                    last = try matcher.match(keyChunks: set.chunks, options: .init(threadCount: threads, kernel: kernel))
+                    last = try matcher.match(
+                        keyChunks: set.chunks, options: .init(threadCount: threads, kernel: kernel))
                 }
                 let peak = peakResidentBytes()
                 guard let result = last else { continue }
@@ -258,7 +265,8 @@ enum MatchingBenchmark {
                         || abs(s.derivedInterval.intervals(to: s.sighting.interval)) > 12
                         || !match.key.validityIntervals.contains(s.derivedInterval)
                     {
-                        report.fail("dataset \(kernel) threads=\(threads): invalid pair for key \(match.key.keyData.hexString)")
+                        report.fail(
+                            "dataset \(kernel) threads=\(threads): invalid pair for key \(match.key.keyData.hexString)")
                     }
                 }
                 let label = kernel == .portable ? "OpenSSL path" : "C kernel \(kernel)"
@@ -267,7 +275,8 @@ enum MatchingBenchmark {
                         suite: "matching", name: "dataset \(label) \(threads)T", unit: "key", best: timing.best,
                         median: timing.median,
                         details: [
-                            "threads": "\(threads)", "kernel": kernel.description, "pairs": "\(result.matchedSightingCount)",
+                            "threads": "\(threads)", "kernel": kernel.description,
+                            "pairs": "\(result.matchedSightingCount)",
                             "keysMatched": "\(result.matches.count)", "N": "\(n)", "M": "\(dataset.sightings.count)",
                         ]))
                 context.log(

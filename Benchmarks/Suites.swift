@@ -1,4 +1,4 @@
 /// Every suite, in the order they run. Each area adds its line here.
 let allBenchmarkSuites: [BenchmarkSuite] = [
-    matchingBenchmarkSuite,
+    matchingBenchmarkSuite
 ]

@@ -57,8 +57,7 @@ void cen_hkdf_block_info(uint8_t block[64]) {
 }
 
 void cen_sha256_compress_portable(uint32_t state[8], const uint8_t block[64]) {
-    SHA256_CTX ctx;
-    memset(&ctx, 0, sizeof ctx);
+    SHA256_CTX ctx;  // SHA256_Transform reads and writes only the chaining value h
     memcpy(ctx.h, state, sizeof ctx.h);
     SHA256_Transform(&ctx, block);
     memcpy(state, ctx.h, sizeof ctx.h);

@@ -16,7 +16,8 @@ struct MatchCollector {
     /// The number of matched key occurrences so far.
     var occurrenceCount: Int { occurrences.count }
 
-    mutating func add(ordinal: Int, key: ENTemporaryExposureKey, sightingIndex: Int, derivedInterval: ENIntervalNumber) {
+    mutating func add(ordinal: Int, key: ENTemporaryExposureKey, sightingIndex: Int, derivedInterval: ENIntervalNumber)
+    {
         occurrences[ordinal, default: Occurrence(key: key)].hits.append((sightingIndex, derivedInterval))
     }
 
@@ -32,13 +33,15 @@ struct MatchCollector {
                 continue
             }
             let metadataKey = try AssociatedEncryptedMetadataKey(temporaryExposureKey: occurrence.key)
-            let matched = occurrence.hits.sorted { ($0.sightingIndex, $0.derivedInterval) < ($1.sightingIndex, $1.derivedInterval) }
-                .map { hit in
-                    let sighting = sightings[hit.sightingIndex]
-                    let metadata = try? metadataKey.decrypt(sighting.aem, for: sighting.rpi)
-                    let txPower = metadata.flatMap { $0.isSupportedVersion ? $0.txPower : nil }
-                    return ENMatchedSighting(sighting: sighting, derivedInterval: hit.derivedInterval, txPower: txPower)
-                }
+            let matched = occurrence.hits.sorted {
+                ($0.sightingIndex, $0.derivedInterval) < ($1.sightingIndex, $1.derivedInterval)
+            }
+            .map { hit in
+                let sighting = sightings[hit.sightingIndex]
+                let metadata = try? metadataKey.decrypt(sighting.aem, for: sighting.rpi)
+                let txPower = metadata.flatMap { $0.isSupportedVersion ? $0.txPower : nil }
+                return ENMatchedSighting(sighting: sighting, derivedInterval: hit.derivedInterval, txPower: txPower)
+            }
             matches.append(ENKeyMatch(key: occurrence.key, sightings: matched))
         }
         return matches

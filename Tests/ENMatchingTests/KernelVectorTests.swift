@@ -33,7 +33,8 @@ struct KernelVectorTests {
         let derivation = try KernelDerivation(kernel: kernel)
         // 1, 4 and 7 keys: a partial group, a full group of four, a full and a partial one.
         for count in [1, 4, 7] {
-            let keys = derivation.rollingProximityIdentifierKeys(Array(repeating: Self.temporaryExposureKey, count: count))
+            let keys = derivation.rollingProximityIdentifierKeys(
+                Array(repeating: Self.temporaryExposureKey, count: count))
             #expect(keys == Array(repeating: Self.rollingProximityIdentifierKey, count: count), "\(kernel) x\(count)")
         }
     }

@@ -28,8 +28,11 @@ struct PlantedMatchTests {
         let matched = try #require(result.matches.first)
         #expect(matched.key == key)
         #expect(Set(matched.sightings.map(\.sighting)) == Set([0, 1, 4, 5].map { sightings[$0] }))
-        #expect(matched.sightings.map(\.derivedInterval.rawValue).sorted() == [0, 10, 10, 143].map { TestData.day + $0 })
-        #expect(TestData.pairs(result, sightings: sightings) == (try ReferenceMatcher.match(chunks: [[key]], sightings: sightings)))
+        #expect(
+            matched.sightings.map(\.derivedInterval.rawValue).sorted() == [0, 10, 10, 143].map { TestData.day + $0 })
+        #expect(
+            TestData.pairs(result, sightings: sightings)
+                == (try ReferenceMatcher.match(chunks: [[key]], sightings: sightings)))
     }
 
     @Test("only a key's own sightings just outside its validity window: +-13 never match", arguments: kernels)
@@ -56,7 +59,9 @@ struct PlantedMatchTests {
         let result = try ENMatcher(sightings: sightings).match([key], options: .init(kernel: kernel))
         let matched = try #require(result.matches.first)
         #expect(matched.sightings.map(\.derivedInterval.rawValue) == [TestData.day + 37, TestData.day + 37 + 49])
-        #expect(TestData.pairs(result, sightings: sightings) == (try ReferenceMatcher.match(chunks: [[key]], sightings: sightings)))
+        #expect(
+            TestData.pairs(result, sightings: sightings)
+                == (try ReferenceMatcher.match(chunks: [[key]], sightings: sightings)))
     }
 
     @Test("same-day keys and repeated sightings of one identifier", arguments: kernels)
@@ -64,12 +69,16 @@ struct PlantedMatchTests {
         let keys = try (0..<5).map { _ in try TestData.key(start: TestData.day) }
         var sightings: [ENSighting] = []
         for (k, key) in keys.enumerated() where k != 2 {
-            for drift in [-3, 0, 4, 7, 11] { sightings.append(try TestData.sighting(of: key, offset: 60 + k, drift: drift)) }
+            for drift in [-3, 0, 4, 7, 11] {
+                sightings.append(try TestData.sighting(of: key, offset: 60 + k, drift: drift))
+            }
             sightings.append(try TestData.sighting(of: key, offset: 60 + k, drift: 40))  // too late
         }
         var generator = SystemRandomNumberGenerator()
         for i in 0..<200 {
-            sightings.append(TestData.sighting(TestData.randomIdentifier(using: &generator), interval: TestData.day + UInt32(i % 144)))
+            sightings.append(
+                TestData.sighting(
+                    TestData.randomIdentifier(using: &generator), interval: TestData.day + UInt32(i % 144)))
         }
         sightings.shuffle()
         let result = try ENMatcher(sightings: sightings).match(keys, options: .init(kernel: kernel))
@@ -79,7 +88,9 @@ struct PlantedMatchTests {
         for match in result.matches {
             #expect(match.sightings.map(\.timestamp) == match.sightings.map(\.timestamp).sorted())
         }
-        #expect(TestData.pairs(result, sightings: sightings) == (try ReferenceMatcher.match(chunks: [keys], sightings: sightings)))
+        #expect(
+            TestData.pairs(result, sightings: sightings)
+                == (try ReferenceMatcher.match(chunks: [keys], sightings: sightings)))
     }
 
     @Test("the same key in several files is one key; the first matching occurrence wins", arguments: kernels)
@@ -88,15 +99,20 @@ struct PlantedMatchTests {
         var copy = key
         copy.transmissionRiskLevel = 7
         let other = try TestData.key(start: TestData.day + 144)
-        let sightings = [try TestData.sighting(of: key, offset: 3, drift: 1), try TestData.sighting(of: other, offset: 3, drift: 0)]
+        let sightings = [
+            try TestData.sighting(of: key, offset: 3, drift: 1), try TestData.sighting(of: other, offset: 3, drift: 0),
+        ]
         let chunks = [[key], [other, copy], [copy]]
-        let result = try ENMatcher(sightings: sightings).match(keyChunks: chunks, options: .init(kernel: kernel, batchSize: 2))
+        let result = try ENMatcher(sightings: sightings).match(
+            keyChunks: chunks, options: .init(kernel: kernel, batchSize: 2))
         #expect(result.matches.map(\.key) == [key, other])
         #expect(result.matches[0].key.transmissionRiskLevel == 2)
         #expect(result.matches[0].sightings.count == 1)
         #expect(result.statistics.matchesDropped == 2)
         #expect(result.statistics.keysReceived == 4)
-        #expect(TestData.pairs(result, sightings: sightings) == (try ReferenceMatcher.match(chunks: chunks, sightings: sightings)))
+        #expect(
+            TestData.pairs(result, sightings: sightings)
+                == (try ReferenceMatcher.match(chunks: chunks, sightings: sightings)))
     }
 
     @Test("revoked keys never match and cancel the same key elsewhere", arguments: kernels)
@@ -111,7 +127,9 @@ struct PlantedMatchTests {
         let result = try ENMatcher(sightings: sightings).match(keyChunks: chunks, options: .init(kernel: kernel))
         #expect(result.matches.map(\.key) == [kept])
         #expect(result.statistics.keysRevoked == 2)
-        #expect(TestData.pairs(result, sightings: sightings) == (try ReferenceMatcher.match(chunks: chunks, sightings: sightings)))
+        #expect(
+            TestData.pairs(result, sightings: sightings)
+                == (try ReferenceMatcher.match(chunks: chunks, sightings: sightings)))
     }
 
     @Test("keys with period 0, period above 144 or bad key data are ignored", arguments: kernels)
@@ -135,7 +153,8 @@ struct PlantedMatchTests {
         let rpi2 = try TestData.identifier(key, offset: 31)
         let sightings = [
             TestData.sighting(
-                rpi1, interval: TestData.day + 30, aem: try metadataKey.encrypt(BluetoothMetadata(txPower: -20), for: rpi1),
+                rpi1, interval: TestData.day + 30,
+                aem: try metadataKey.encrypt(BluetoothMetadata(txPower: -20), for: rpi1),
                 rssi: -70),
             TestData.sighting(
                 rpi2, interval: TestData.day + 31,
@@ -152,9 +171,11 @@ struct PlantedMatchTests {
     @Test("the official test vector key matches its published identifiers", arguments: kernels)
     func officialVector(kernel: ENMatchingKernel) throws {
         let key = ENTemporaryExposureKey(
-            keyData: KernelVectorTests.temporaryExposureKey, rollingStartNumber: ENIntervalNumber(KernelVectorTests.start))
+            keyData: KernelVectorTests.temporaryExposureKey,
+            rollingStartNumber: ENIntervalNumber(KernelVectorTests.start))
         let sightings = try KernelVectorTests.identifiers.map { offset, hex in
-            TestData.sighting(try RollingProximityIdentifier(hexString: hex), interval: KernelVectorTests.start + UInt32(offset))
+            TestData.sighting(
+                try RollingProximityIdentifier(hexString: hex), interval: KernelVectorTests.start + UInt32(offset))
         }
         let result = try ENMatcher(sightings: sightings).match([key], options: .init(kernel: kernel))
         #expect(result.matchedSightingCount == KernelVectorTests.identifiers.count)

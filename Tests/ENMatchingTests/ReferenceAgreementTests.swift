@@ -161,7 +161,9 @@ struct MatchingOptionsTests {
         #expect(noKeys.statistics.keysReceived == 0)
     }
 
-    @Test("an unsupported kernel is refused", .enabled(if: ENMatchingKernel.supported.count < ENMatchingKernel.allCases.count))
+    @Test(
+        "an unsupported kernel is refused",
+        .enabled(if: ENMatchingKernel.supported.count < ENMatchingKernel.allCases.count))
     func unsupportedKernel() throws {
         let kernel = try #require(ENMatchingKernel.allCases.first { !$0.isSupported })
         let error = #expect(throws: ENError.self) {

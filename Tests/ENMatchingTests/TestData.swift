@@ -69,7 +69,9 @@ enum TestData {
                 let list = positions[matched.sighting] ?? []
                 let position = k < list.count ? list[k] : -1
                 pairs.append(
-                    Pair(keyData: match.key.keyData.hexString, sighting: position, derived: matched.derivedInterval.rawValue))
+                    Pair(
+                        keyData: match.key.keyData.hexString, sighting: position,
+                        derived: matched.derivedInterval.rawValue))
             }
         }
         return pairs.sorted()
