@@ -6,11 +6,11 @@
 
 typedef struct {
     int ready;
-    int shani, aesni, vaes;
+    int shani, aesni, vaes, bmi2;
 } cen_features;
 
 static cen_features detect(void) {
-    cen_features f = {1, 0, 0, 0};
+    cen_features f = {1, 0, 0, 0, 0};
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
     int ssse3 = (c >> 9) & 1, sse41 = (c >> 19) & 1, aes = (c >> 25) & 1;
@@ -26,9 +26,13 @@ static cen_features detect(void) {
         __cpuid_count(7, 0, a, b7, c7, d);
     }
     int sha = (b7 >> 29) & 1, avx2 = (b7 >> 5) & 1, vaes = (c7 >> 9) & 1;
+    int bmi1 = (b7 >> 3) & 1, bmi2 = (b7 >> 8) & 1, popcnt = (c >> 23) & 1;
+    unsigned a81 = 0, b81 = 0, c81 = 0, d81 = 0;
+    int lzcnt = __get_cpuid(0x80000001, &a81, &b81, &c81, &d81) ? (int)((c81 >> 5) & 1) : 0;
     f.aesni = aes && ssse3 && sse41;
     f.shani = sha && ssse3 && sse41;
     f.vaes = f.aesni && avx && avx2 && vaes && ymm_enabled;
+    f.bmi2 = avx && avx2 && bmi1 && bmi2 && popcnt && lzcnt && ymm_enabled;
     return f;
 }
 
@@ -39,6 +43,7 @@ static cen_features features(void) {
         cached.shani = f.shani;
         cached.aesni = f.aesni;
         cached.vaes = f.vaes;
+        cached.bmi2 = f.bmi2;
         __atomic_store_n(&cached.ready, 1, __ATOMIC_RELEASE);
     }
     return cached;
@@ -47,6 +52,7 @@ static cen_features features(void) {
 int cen_cpu_has_shani(void) { return features().shani; }
 int cen_cpu_has_aesni(void) { return features().aesni; }
 int cen_cpu_has_vaes(void) { return features().vaes; }
+int cen_cpu_has_bmi2(void) { return features().bmi2; }
 #endif
 
 int cen_level_supported(int level) {

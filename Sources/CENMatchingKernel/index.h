@@ -58,4 +58,18 @@ static inline cen_slot *cen_index_find_slot(const cen_index *index, uint64_t low
     }
 }
 
+/// Whether any observation lies in [first, end): the first observed interval >= first, then whether it is < end.
+static inline int cen_index_observed_between(const cen_index *index, uint64_t first, uint64_t end) {
+    size_t lo = 0, hi = index->interval_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)index->intervals[mid] < first) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < index->interval_count && (uint64_t)index->intervals[lo] < end;
+}
+
 #endif

@@ -39,6 +39,8 @@ void cen_store_be32(uint8_t *out, const uint32_t *words, int count);
 int cen_cpu_has_shani(void);
 int cen_cpu_has_aesni(void);
 int cen_cpu_has_vaes(void);
+/// AVX2, BMI1/2, POPCNT and LZCNT (x86-64-v3's integer and vector parts) with OS support for YMM state.
+int cen_cpu_has_bmi2(void);
 
 /// RPIKs for 4 keys at once with SHA-NI (the 4 compressions of each step interleaved).
 void cen_hkdf_rpik_shani_x4(const uint8_t *const key_data[4], uint8_t *const rpik[4]);

@@ -10,6 +10,7 @@ enum { DAY_CACHE_SLOTS = 16 };
 
 struct cen_worker {
     int level;
+    int use_bmi2;  // run the loop compiled for AVX2/BMI2
     // The portable level: one fetched cipher, one context re-keyed per key, and cached plaintexts for the
     // last rolling starts seen (keys of one day share them).
     EVP_CIPHER *cipher;
@@ -29,6 +30,9 @@ cen_worker *cen_worker_create(int level) {
     if (!w) return NULL;
     memset(w, 0, sizeof *w);
     w->level = level;
+#if CEN_X86
+    w->use_bmi2 = cen_cpu_has_bmi2();
+#endif
     (void)cen_zero_salt_pads();
     if (level == CEN_LEVEL_PORTABLE) {
         w->cipher = EVP_CIPHER_fetch(NULL, "AES-128-ECB", NULL);
@@ -55,6 +59,15 @@ void cen_worker_destroy(cen_worker *w) {
 }
 
 int cen_worker_level(const cen_worker *w) { return w->level; }
+
+void cen_worker_use_generic_loop(cen_worker *w, int generic) {
+#if CEN_X86
+    w->use_bmi2 = generic ? 0 : cen_cpu_has_bmi2();
+#else
+    (void)w;
+    (void)generic;
+#endif
+}
 const cen_hit *cen_worker_hits(const cen_worker *w) { return w->hits; }
 size_t cen_worker_hit_count(const cen_worker *w) { return w->hit_count; }
 void cen_worker_clear_hits(cen_worker *w) { w->hit_count = 0; }
@@ -154,7 +167,7 @@ static int append_hit(cen_worker *w, uint32_t key, uint32_t observation, uint32_
 
 /// Probes the identifiers of one key: bit tests in branch-free groups of 8, the exact table only for the
 /// flagged ones, the interval window only for exact hits.
-static int probe(cen_worker *w, const cen_index *index, const cen_key *key, uint32_t key_index) {
+static inline __attribute__((always_inline)) int probe(cen_worker *w, const cen_index *index, const cen_key *key, uint32_t key_index) {
     const uint8_t *ids = w->identifiers;
     const uint32_t period = key->rolling_period;
     for (uint32_t i = 0; i < period; i += 8) {
@@ -185,14 +198,14 @@ static int probe(cen_worker *w, const cen_index *index, const cen_key *key, uint
     return 0;
 }
 
-static int key_may_match(const cen_index *index, const cen_key *key) {
+static inline __attribute__((always_inline)) int key_may_match(const cen_index *index, const cen_key *key) {
     const uint64_t start = key->rolling_start;
     const uint64_t first = start >= CEN_TOLERANCE_INTERVALS ? start - CEN_TOLERANCE_INTERVALS : 0;
-    return cen_index_has_observation_in(index, first, start + key->rolling_period + CEN_TOLERANCE_INTERVALS);
+    return cen_index_observed_between(index, first, start + key->rolling_period + CEN_TOLERANCE_INTERVALS);
 }
 
-int cen_worker_match(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count,
-                     uint32_t first_key_index) {
+static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const cen_index *index, const cen_key *keys,
+                                                            size_t count, uint32_t first_key_index) {
     const int group = w->level == CEN_LEVEL_PORTABLE ? 1 : 4;
     size_t next = 0;
     uint8_t rpik[4][16] __attribute__((aligned(16)));
@@ -222,4 +235,25 @@ int cen_worker_match(cen_worker *w, const cen_index *index, const cen_key *keys,
     }
     memset(rpik, 0, sizeof rpik);
     return status;
+}
+
+/// The loop compiled twice: for any x86-64 (or other) CPU, and with BMI2/AVX2 for the filter's shifts and
+/// bit tests on CPUs that have them (the dispatch is per call, not per key).
+static int match_generic(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count, uint32_t first) {
+    return match_keys(w, index, keys, count, first);
+}
+
+#if CEN_X86
+__attribute__((target("avx2,bmi,bmi2,popcnt,lzcnt")))
+static int match_bmi2(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count, uint32_t first) {
+    return match_keys(w, index, keys, count, first);
+}
+#endif
+
+int cen_worker_match(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count,
+                     uint32_t first_key_index) {
+#if CEN_X86
+    if (w->use_bmi2) return match_bmi2(w, index, keys, count, first_key_index);
+#endif
+    return match_generic(w, index, keys, count, first_key_index);
 }

@@ -71,8 +71,8 @@ public final class ENMatcher: Sendable {
     {
         let threadCount = max(1, options.threadCount)
         let kernel = options.kernel ?? .best
-        let workers = try KernelWorkers(kernel: kernel, count: threadCount)
-        var batch = KeyBatch(capacity: min(max(1, options.batchSize), 1 << 20))
+        let workers = try KernelWorkers(kernel: kernel, count: threadCount, genericLoop: options.usesGenericLoop)
+        let batch = KeyBatch(capacity: min(max(1, options.batchSize), 1 << 20))
         var statistics = ENMatchingStatistics()
         statistics.kernel = kernel
         statistics.threadCount = threadCount
@@ -84,7 +84,10 @@ public final class ENMatcher: Sendable {
             if options.isCancelled?() == true || Task.isCancelled {
                 throw ENError(.invalidated, "matching was cancelled after \(batchBase) keys")
             }
-            try processBatch(batch, workers: workers, threadCount: threadCount, options: options)
+            let counts = try processBatch(batch, workers: workers, threadCount: threadCount, options: options)
+            statistics.keysReceived += batch.count
+            statistics.keysIgnored += counts.ignored
+            statistics.keysRevoked += counts.revoked
             for worker in workers.workers {
                 let hits = UnsafeBufferPointer(start: cen_worker_hits(worker), count: cen_worker_hit_count(worker))
                 for hit in hits {
@@ -105,7 +108,7 @@ public final class ENMatcher: Sendable {
             var offset = chunk.startIndex
             while offset < chunk.endIndex {
                 let take = min(chunk.endIndex - offset, batch.capacity - batch.count)
-                batch.append(chunk, range: offset..<(offset + take), statistics: &statistics)
+                batch.append(chunk, range: offset..<(offset + take))
                 offset += take
                 if batch.isFull { try runBatch() }
             }
@@ -120,11 +123,9 @@ public final class ENMatcher: Sendable {
     /// Runs the kernel over one batch on `threadCount` threads; threads take groups of keys from a shared
     /// counter until none are left.
     private func processBatch(
-        _ batch: borrowing KeyBatch, workers: KernelWorkers, threadCount: Int, options: ENMatchingOptions
-    ) throws(ENError) {
-        let shared = BatchState(
-            keys: UnsafePointer(batch.kernelKeys.baseAddress!), count: batch.count, index: index.pointer,
-            isCancelled: options.isCancelled)
+        _ batch: KeyBatch, workers: KernelWorkers, threadCount: Int, options: ENMatchingOptions
+    ) throws(ENError) -> (ignored: Int, revoked: Int) {
+        let shared = BatchState(batch: batch, index: index.pointer, isCancelled: options.isCancelled)
         let groups = (batch.count + Self.groupSize - 1) / Self.groupSize
         let participants = min(threadCount, groups)
         if participants <= 1 {
@@ -140,11 +141,13 @@ public final class ENMatcher: Sendable {
         if shared.cancelled.load(ordering: .relaxed) {
             throw ENError(.invalidated, "matching was cancelled")
         }
+        return (shared.ignored.load(ordering: .relaxed), shared.revoked.load(ordering: .relaxed))
     }
 }
 
 /// What the threads of one batch share.
 private final class BatchState: @unchecked Sendable {
+    let batch: KeyBatch
     let keys: UnsafePointer<cen_key>
     let count: Int
     let index: OpaquePointer
@@ -153,15 +156,25 @@ private final class BatchState: @unchecked Sendable {
     let stop = Atomic<Bool>(false)
     let failed = Atomic<Bool>(false)
     let cancelled = Atomic<Bool>(false)
+    let ignored = Atomic<Int>(0)
+    let revoked = Atomic<Int>(0)
 
-    init(keys: UnsafePointer<cen_key>, count: Int, index: OpaquePointer, isCancelled: (@Sendable () -> Bool)?) {
-        self.keys = keys
-        self.count = count
+    init(batch: KeyBatch, index: OpaquePointer, isCancelled: (@Sendable () -> Bool)?) {
+        self.batch = batch
+        self.keys = UnsafePointer(batch.kernelKeys.baseAddress!)
+        self.count = batch.count
         self.index = index
         self.isCancelled = isCancelled
     }
 
+    /// Takes groups of keys until none are left: converts each into the kernel's form, then matches it.
     func work(worker: OpaquePointer, groups: Int) {
+        var ignoredHere = 0
+        var revokedHere = 0
+        defer {
+            ignored.add(ignoredHere, ordering: .relaxed)
+            revoked.add(revokedHere, ordering: .relaxed)
+        }
         while !stop.load(ordering: .relaxed) {
             let group = nextGroup.wrappingAdd(1, ordering: .relaxed).oldValue
             guard group < groups else { return }
@@ -172,6 +185,9 @@ private final class BatchState: @unchecked Sendable {
             }
             let first = group * ENMatcher.groupSize
             let n = min(ENMatcher.groupSize, count - first)
+            let counts = batch.convert(first..<(first + n))
+            ignoredHere += counts.ignored
+            revokedHere += counts.revoked
             if cen_worker_match(worker, index, keys + first, n, UInt32(first)) != 0 {
                 failed.store(true, ordering: .relaxed)
                 stop.store(true, ordering: .relaxed)

@@ -15,6 +15,9 @@ public struct ENMatchingOptions: Sendable {
     /// ``ENCore/ENError/Code/invalidated``. The run also stops when the calling task is cancelled.
     public var isCancelled: (@Sendable () -> Bool)?
 
+    /// Tests only: run the matching loop compiled for any CPU even where the AVX2/BMI2 build could run.
+    var usesGenericLoop = false
+
     /// The default batch: 65,536 keys (about 1.5 MB of kernel input plus the keys themselves).
     public static let defaultBatchSize = 65_536
 

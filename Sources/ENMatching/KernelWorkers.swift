@@ -7,7 +7,7 @@ final class KernelWorkers: @unchecked Sendable {
     let workers: [OpaquePointer]
     let kernel: ENMatchingKernel
 
-    init(kernel: ENMatchingKernel, count: Int) throws(ENError) {
+    init(kernel: ENMatchingKernel, count: Int, genericLoop: Bool = false) throws(ENError) {
         guard kernel.isSupported else {
             throw .unsupported("the matching kernel \(kernel) is not supported by this CPU")
         }
@@ -17,6 +17,7 @@ final class KernelWorkers: @unchecked Sendable {
                 created.forEach { cen_worker_destroy($0) }
                 throw .internal("could not create a \(kernel) matching worker (out of memory or OpenSSL failed)")
             }
+            cen_worker_use_generic_loop(worker, genericLoop ? 1 : 0)
             created.append(worker)
         }
         self.workers = created

@@ -2,14 +2,17 @@ internal import CENMatchingKernel
 internal import ENCore
 internal import Foundation
 
-/// A batch of keys read from the input: the kernel's compact copy, and where each key came from so that
-/// the few matched keys can be fetched back without copying every key.
-struct KeyBatch: ~Copyable {
+/// A batch of keys read from the input: where each key came from, and the kernel's compact copy.
+///
+/// The calling thread appends whole chunk ranges (cheap: no per-key work); the matching threads then convert
+/// their own groups of keys into the kernel's form (``convert(_:)``), so the conversion runs in parallel too.
+/// Groups are disjoint, so threads never write the same memory.
+final class KeyBatch: @unchecked Sendable {
     /// The kernel's input; keys to be ignored carry rolling period 0.
     let kernelKeys: UnsafeMutableBufferPointer<cen_key>
     /// The number of keys in the batch.
     private(set) var count = 0
-    /// The input chunks the batch's keys came from, with the range taken from each.
+    /// The input chunks the batch's keys came from, with the range taken from each and where it starts.
     private var sources: [(chunk: [ENTemporaryExposureKey], range: Range<Int>, batchStart: Int)] = []
 
     init(capacity: Int) {
@@ -27,56 +30,74 @@ struct KeyBatch: ~Copyable {
     var capacity: Int { kernelKeys.count }
     var isFull: Bool { count == capacity }
 
-    mutating func removeAll() {
+    func removeAll() {
         count = 0
         sources.removeAll(keepingCapacity: true)
     }
 
-    /// Appends keys `range` of `chunk` (at most the remaining capacity) and updates the statistics.
-    mutating func append(_ chunk: [ENTemporaryExposureKey], range: Range<Int>, statistics: inout ENMatchingStatistics) {
-        let start = count
-        var ignored = 0
-        var revoked = 0
-        let destination = UnsafeMutableRawPointer(kernelKeys.baseAddress! + start)
-        let stride = MemoryLayout<cen_key>.stride
-        chunk.withUnsafeBufferPointer { keys in
-            for (position, index) in range.enumerated() {
-                let key = keys[index]
-                // key_data is the struct's first field: write the 16 bytes straight into place.
-                let entry = destination + position * stride
-                var usable = key.rollingPeriod >= 1 && key.rollingPeriod <= ENTemporaryExposureKey.defaultRollingPeriod
-                if usable {
-                    usable = key.keyData.withUnsafeBytes { bytes in
-                        guard bytes.count == ENTemporaryExposureKey.keyLength else { return false }
-                        entry.copyMemory(from: bytes.baseAddress!, byteCount: ENTemporaryExposureKey.keyLength)
-                        return true
-                    }
-                }
-                entry.storeBytes(of: key.rollingStartNumber.rawValue, toByteOffset: Self.startOffset, as: UInt32.self)
-                entry.storeBytes(of: usable ? key.rollingPeriod : 0, toByteOffset: Self.periodOffset, as: UInt32.self)
-                if !usable { ignored += 1 }
-                if key.diagnosisReportType == .revoked { revoked += 1 }
-            }
-        }
+    /// Appends keys `range` of `chunk` (at most the remaining capacity).
+    func append(_ chunk: [ENTemporaryExposureKey], range: Range<Int>) {
+        sources.append((chunk, range, count))
         count += range.count
-        statistics.keysIgnored += ignored
-        statistics.keysRevoked += revoked
-        statistics.keysReceived += range.count
-        sources.append((chunk, range, start))
     }
 
-    private static let startOffset = MemoryLayout<cen_key>.offset(of: \.rolling_start)!
-    private static let periodOffset = MemoryLayout<cen_key>.offset(of: \.rolling_period)!
-
-    /// The key at position `index` of the batch.
-    func key(at index: Int) -> ENTemporaryExposureKey {
+    /// The source holding batch position `index`.
+    private func sourceIndex(containing index: Int) -> Int {
         var low = 0
         var high = sources.count - 1
         while low < high {  // the last source starting at or before index
             let mid = (low + high + 1) / 2
             if sources[mid].batchStart <= index { low = mid } else { high = mid - 1 }
         }
-        let source = sources[low]
+        return low
+    }
+
+    /// The key at position `index` of the batch.
+    func key(at index: Int) -> ENTemporaryExposureKey {
+        let source = sources[sourceIndex(containing: index)]
         return source.chunk[source.range.lowerBound + (index - source.batchStart)]
     }
+
+    /// Converts the keys at batch positions `positions` into the kernel's form; returns how many were ignored
+    /// (period 0 or above 144, key data not 16 bytes) and how many are revoked.
+    func convert(_ positions: Range<Int>) -> (ignored: Int, revoked: Int) {
+        var ignored = 0
+        var revoked = 0
+        var s = sourceIndex(containing: positions.lowerBound)
+        var position = positions.lowerBound
+        let base = UnsafeMutableRawPointer(kernelKeys.baseAddress!)
+        let stride = MemoryLayout<cen_key>.stride
+        while position < positions.upperBound {
+            let source = sources[s]
+            let end = min(positions.upperBound, source.batchStart + source.range.count)
+            source.chunk.withUnsafeBufferPointer { keys in
+                for p in position..<end {
+                    let key = keys[source.range.lowerBound + (p - source.batchStart)]
+                    // key_data is the struct's first field: write the 16 bytes straight into place.
+                    let entry = base + p * stride
+                    var usable =
+                        key.rollingPeriod >= 1 && key.rollingPeriod <= ENTemporaryExposureKey.defaultRollingPeriod
+                    if usable {
+                        usable = key.keyData.withUnsafeBytes { bytes in
+                            guard bytes.count == ENTemporaryExposureKey.keyLength else { return false }
+                            entry.copyMemory(from: bytes.baseAddress!, byteCount: ENTemporaryExposureKey.keyLength)
+                            return true
+                        }
+                    }
+                    entry.storeBytes(
+                        of: key.rollingStartNumber.rawValue, toByteOffset: Self.startOffset, as: UInt32.self)
+                    entry.storeBytes(
+                        of: usable ? key.rollingPeriod : 0, toByteOffset: Self.periodOffset, as: UInt32.self)
+                    if !usable { ignored += 1 }
+                    if key.diagnosisReportType == .revoked { revoked += 1 }
+                }
+            }
+            position = end
+            s += 1
+        }
+        return (ignored, revoked)
+    }
+
+    private static let startOffset = MemoryLayout<cen_key>.offset(of: \.rolling_start)!
+    private static let periodOffset = MemoryLayout<cen_key>.offset(of: \.rolling_period)!
 }

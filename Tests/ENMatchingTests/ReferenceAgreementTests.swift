@@ -78,11 +78,15 @@ struct ReferenceAgreementTests {
         let matcher = try ENMatcher(sightings: sightings)
         for kernel in ENMatchingKernel.supported {
             for threads in [1, 2, 3] {
-                for batchSize in [1, 37, 65_536] {
-                    let result = try matcher.match(
-                        keyChunks: chunks, options: .init(threadCount: threads, kernel: kernel, batchSize: batchSize))
+                for (batchSize, generic) in [(1, false), (37, true), (65_536, false), (65_536, true)] {
+                    // Both builds of the matching loop (any CPU, and AVX2/BMI2 where available).
+                    var options = ENMatchingOptions(threadCount: threads, kernel: kernel, batchSize: batchSize)
+                    options.usesGenericLoop = generic
+                    let result = try matcher.match(keyChunks: chunks, options: options)
                     let pairs = TestData.pairs(result, sightings: sightings)
-                    #expect(pairs == expected, "seed \(seed) \(kernel) threads \(threads) batch \(batchSize)")
+                    #expect(
+                        pairs == expected,
+                        "seed \(seed) \(kernel) threads \(threads) batch \(batchSize) generic loop \(generic)")
                     for match in result.matches {
                         for matched in match.sightings {
                             #expect(abs(matched.derivedInterval.intervals(to: matched.sighting.interval)) <= 12)

@@ -78,6 +78,9 @@ typedef struct cen_worker cen_worker;
 cen_worker *cen_worker_create(int level);
 void cen_worker_destroy(cen_worker *worker);
 int cen_worker_level(const cen_worker *worker);
+/// The matching loop is compiled twice, for any CPU and for AVX2/BMI2, and the worker picks the second when the
+/// CPU has it. Passing 1 forces the first (for tests); 0 restores the automatic choice.
+void cen_worker_use_generic_loop(cen_worker *worker, int generic);
 
 /// RPIK = HKDF-SHA256(key_data, salt: none, info: "EN-RPIK", 16 bytes) for `count` keys
 /// (`key_data`: count x 16 bytes, `rpiks`: count x 16 bytes). Returns 0, or -1 when OpenSSL fails.
