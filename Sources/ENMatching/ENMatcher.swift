@@ -22,7 +22,7 @@ internal import Synchronization
 ///   rollingPeriod`; keys with a rolling period of 0 or above 144 (or key data that is not 16 bytes) are ignored;
 /// - a key matches a sighting when the identifiers are equal and |sighting interval - derived interval| <= 12;
 /// - the same key data in several places (files) is one key: its first matching occurrence wins;
-/// - keys with report type ``ENCore/ENDiagnosisReportType/revoked`` never match and cancel matches of the same key
+/// - keys with report type `ENDiagnosisReportType.revoked` never match and cancel matches of the same key
 ///   data elsewhere in the input;
 /// - keys with no sighting within their validity +-12 intervals are skipped before any cryptography.
 ///
@@ -41,8 +41,8 @@ public final class ENMatcher: Sendable {
 
     /// Builds the observation index over `sightings`.
     ///
-    /// - Throws: ``ENCore/ENError/Code/insufficientMemory`` when the index cannot be allocated,
-    ///   ``ENCore/ENError/Code/badParameter`` for more than 2^31 - 1 sightings.
+    /// - Throws: `ENError.Code.insufficientMemory` when the index cannot be allocated,
+    ///   `ENError.Code.badParameter` for more than 2^31 - 1 sightings.
     public init(sightings: [ENSighting]) throws(ENError) {
         self.sightings = sightings
         self.index = try ObservationIndex(sightings: sightings)
@@ -62,9 +62,9 @@ public final class ENMatcher: Sendable {
     /// ``ENMatchingOptions/batchSize`` keys of kernel input at a time. Chunks are only retained while their
     /// batch is processed, so a lazily produced sequence keeps memory bounded.
     ///
-    /// - Throws: ``ENCore/ENError/Code/invalidated`` when cancelled (through ``ENMatchingOptions/isCancelled`` or
-    ///   the calling task), ``ENCore/ENError/Code/unsupported`` when ``ENMatchingOptions/kernel`` names a kernel
-    ///   this CPU lacks, ``ENCore/ENError/Code/insufficientMemory`` or ``ENCore/ENError/Code/internal`` when the
+    /// - Throws: `ENError.Code.invalidated` when cancelled (through ``ENMatchingOptions/isCancelled`` or
+    ///   the calling task), `ENError.Code.unsupported` when ``ENMatchingOptions/kernel`` names a kernel
+    ///   this CPU lacks, `ENError.Code.insufficientMemory` or `ENError.Code.internal` when the
     ///   kernel fails.
     public func match<Chunks: Sequence>(keyChunks: Chunks, options: ENMatchingOptions = ENMatchingOptions())
         throws(ENError) -> ENMatchingResult where Chunks.Element == [ENTemporaryExposureKey]

@@ -5,14 +5,14 @@ public struct ENMatchingOptions: Sendable {
     /// The number of threads; defaults to the number of active processors. Values below 1 mean 1.
     public var threadCount: Int
     /// The derivation kernel; nil chooses ``ENMatchingKernel/best``. Naming an unsupported kernel makes the run
-    /// fail with ``ENCore/ENError/Code/unsupported``.
+    /// fail with `ENError.Code.unsupported`.
     public var kernel: ENMatchingKernel?
     /// Keys read from the input before the threads work on them (bounds memory when keys are streamed).
     public var batchSize: Int
     /// Called on the matching thread after each batch.
     public var progress: (@Sendable (ENMatchingProgress) -> Void)?
     /// Polled by every thread between small groups of keys; returning true stops the run, which then throws
-    /// ``ENCore/ENError/Code/invalidated``. The run also stops when the calling task is cancelled.
+    /// `ENError.Code.invalidated`. The run also stops when the calling task is cancelled.
     public var isCancelled: (@Sendable () -> Bool)?
 
     /// Tests only: run the matching loop compiled for any CPU even where the AVX2/BMI2 build could run.

@@ -4,7 +4,7 @@ public struct ENMatchingStatistics: Hashable, Sendable {
     public var keysReceived: Int = 0
     /// Keys ignored because their rolling period is 0 or above 144, or their key data is not 16 bytes.
     public var keysIgnored: Int = 0
-    /// Keys with report type ``ENCore/ENDiagnosisReportType/revoked``; they never match, and they cancel
+    /// Keys with report type `ENDiagnosisReportType.revoked`; they never match, and they cancel
     /// matches of the same key data elsewhere in the input.
     public var keysRevoked: Int = 0
     /// Keys whose identifiers were derived; the others had no observation within their validity +-12 intervals.
