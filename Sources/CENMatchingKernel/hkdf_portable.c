@@ -18,15 +18,19 @@ const uint32_t cen_sha256_iv[8] = {
 
 void cen_store_be32(uint8_t *out, const uint32_t *words, int count) {
     for (int i = 0; i < count; i++) {
-        out[4 * i] = (uint8_t)(words[i] >> 24);
-        out[4 * i + 1] = (uint8_t)(words[i] >> 16);
-        out[4 * i + 2] = (uint8_t)(words[i] >> 8);
-        out[4 * i + 3] = (uint8_t)words[i];
+        const uint32_t be = __builtin_bswap32(words[i]);
+        memcpy(out + 4 * i, &be, 4);
     }
 }
 
-/// Writes the SHA-256 padding for a message of `length` bytes (< 56 in this block) that follows one
-/// already-compressed 64-byte block.
+/// The constant tails of the padded blocks: 0x80, zeros, and the big-endian bit length of a message that
+/// follows one already-compressed 64-byte block (the HMAC pad block).
+typedef struct {
+    uint8_t extract_inner[64];  // TEK (16 bytes) || padding: 80 bytes hashed
+    uint8_t digest[64];         // digest (32 bytes) || padding: 96 bytes hashed
+    uint8_t info[64];           // "EN-RPIK" || 0x01 || padding: 72 bytes hashed
+} block_templates;
+
 static void pad_tail(uint8_t block[64], size_t length) {
     memset(block + length, 0, 64 - length);
     block[length] = 0x80;
@@ -34,27 +38,43 @@ static void pad_tail(uint8_t block[64], size_t length) {
     for (int i = 0; i < 8; i++) block[63 - i] = (uint8_t)(bits >> (8 * i));
 }
 
+static block_templates templates;
+static pthread_once_t templates_once = PTHREAD_ONCE_INIT;
+
+static void build_templates(void) {
+    static const uint8_t info[8] = {'E', 'N', '-', 'R', 'P', 'I', 'K', 0x01};
+    memset(&templates, 0, sizeof templates);
+    pad_tail(templates.extract_inner, 16);
+    pad_tail(templates.digest, 32);
+    memcpy(templates.info, info, 8);
+    pad_tail(templates.info, 8);
+}
+
+static const block_templates *get_templates(void) {
+    pthread_once(&templates_once, build_templates);
+    return &templates;
+}
+
 void cen_hkdf_block_extract_inner(uint8_t block[64], const uint8_t key_data[16]) {
+    memcpy(block, get_templates()->extract_inner, 64);
     memcpy(block, key_data, 16);
-    pad_tail(block, 16);
 }
 
 void cen_hkdf_block_digest(uint8_t block[64], const uint32_t state[8]) {
+    memcpy(block + 32, get_templates()->digest + 32, 32);
     cen_store_be32(block, state, 8);
-    pad_tail(block, 32);
 }
 
 void cen_hkdf_block_pad(uint8_t block[64], const uint32_t prk_state[8], uint8_t pad) {
-    cen_store_be32(block, prk_state, 8);
-    for (int i = 0; i < 32; i++) block[i] ^= pad;
+    const uint32_t pad_word = 0x01010101u * pad;
+    for (int i = 0; i < 8; i++) {
+        const uint32_t be = __builtin_bswap32(prk_state[i]) ^ pad_word;
+        memcpy(block + 4 * i, &be, 4);
+    }
     memset(block + 32, pad, 32);
 }
 
-void cen_hkdf_block_info(uint8_t block[64]) {
-    static const uint8_t info[8] = {'E', 'N', '-', 'R', 'P', 'I', 'K', 0x01};
-    memcpy(block, info, 8);
-    pad_tail(block, 8);
-}
+void cen_hkdf_block_info(uint8_t block[64]) { memcpy(block, get_templates()->info, 64); }
 
 void cen_sha256_compress_portable(uint32_t state[8], const uint8_t block[64]) {
     SHA256_CTX ctx;  // SHA256_Transform reads and writes only the chaining value h
@@ -77,36 +97,38 @@ static void compute_salt_pads(void) {
 }
 
 const cen_salt_pads *cen_zero_salt_pads(void) {
+    (void)get_templates();
     pthread_once(&salt_pads_once, compute_salt_pads);
     return &salt_pads;
 }
 
 void cen_hkdf_rpik_portable(const uint8_t key_data[16], uint8_t rpik[16]) {
+    // The SHA256_CTX values serve only as chaining values (h) for SHA256_Transform.
     const cen_salt_pads *pads = cen_zero_salt_pads();
     uint8_t block[64];
-    uint32_t inner[8], prk[8], t[8];
+    SHA256_CTX inner, prk, expand_inner, expand_outer;
 
     // Extract: PRK = HMAC(zero salt, TEK).
-    memcpy(inner, pads->inner, 32);
+    memcpy(inner.h, pads->inner, 32);
     cen_hkdf_block_extract_inner(block, key_data);
-    cen_sha256_compress_portable(inner, block);
-    memcpy(prk, pads->outer, 32);
-    cen_hkdf_block_digest(block, inner);
-    cen_sha256_compress_portable(prk, block);
+    SHA256_Transform(&inner, block);
+    memcpy(prk.h, pads->outer, 32);
+    cen_hkdf_block_digest(block, inner.h);
+    SHA256_Transform(&prk, block);
 
     // Expand: T1 = HMAC(PRK, "EN-RPIK" || 0x01).
-    memcpy(inner, cen_sha256_iv, 32);
-    cen_hkdf_block_pad(block, prk, 0x36);
-    cen_sha256_compress_portable(inner, block);
+    memcpy(expand_inner.h, cen_sha256_iv, 32);
+    cen_hkdf_block_pad(block, prk.h, 0x36);
+    SHA256_Transform(&expand_inner, block);
     cen_hkdf_block_info(block);
-    cen_sha256_compress_portable(inner, block);
-    memcpy(t, cen_sha256_iv, 32);
-    cen_hkdf_block_pad(block, prk, 0x5c);
-    cen_sha256_compress_portable(t, block);
-    cen_hkdf_block_digest(block, inner);
-    cen_sha256_compress_portable(t, block);
+    SHA256_Transform(&expand_inner, block);
+    memcpy(expand_outer.h, cen_sha256_iv, 32);
+    cen_hkdf_block_pad(block, prk.h, 0x5c);
+    SHA256_Transform(&expand_outer, block);
+    cen_hkdf_block_digest(block, expand_inner.h);
+    SHA256_Transform(&expand_outer, block);
 
-    cen_store_be32(rpik, t, 4);
+    cen_store_be32(rpik, expand_outer.h, 4);
     memset(block, 0, sizeof block);
-    memset(prk, 0, sizeof prk);
+    memset(&prk, 0, sizeof prk);
 }
