@@ -69,7 +69,7 @@ public final class ENMatcher: Sendable {
     public func match<Chunks: Sequence>(keyChunks: Chunks, options: ENMatchingOptions = ENMatchingOptions())
         throws(ENError) -> ENMatchingResult where Chunks.Element == [ENTemporaryExposureKey]
     {
-        let threadCount = max(1, options.threadCount)
+        let threadCount = min(max(1, options.threadCount), ENMatchingOptions.maximumThreadCount)
         let kernel = options.kernel ?? .best
         let workers = try KernelWorkers(kernel: kernel, count: threadCount, genericLoop: options.usesGenericLoop)
         let batch = KeyBatch(capacity: min(max(1, options.batchSize), 1 << 20))

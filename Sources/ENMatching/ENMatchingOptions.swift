@@ -2,7 +2,8 @@ internal import Foundation
 
 /// How a matching run is executed: threads, kernel, batch size, progress and cancellation.
 public struct ENMatchingOptions: Sendable {
-    /// The number of threads; defaults to the number of active processors. Values below 1 mean 1.
+    /// The number of threads; defaults to the number of active processors. Values below 1 mean 1, values above
+    /// ``maximumThreadCount`` mean that many.
     public var threadCount: Int
     /// The derivation kernel; nil chooses ``ENMatchingKernel/best``. Naming an unsupported kernel makes the run
     /// fail with `ENError.Code.unsupported`.
@@ -17,6 +18,9 @@ public struct ENMatchingOptions: Sendable {
 
     /// Tests only: run the matching loop compiled for any CPU even where the AVX2/BMI2 build could run.
     var usesGenericLoop = false
+
+    /// The most threads a run uses: 256.
+    public static let maximumThreadCount = 256
 
     /// The default batch: 65,536 keys (about 1.5 MB of kernel input plus the keys themselves).
     public static let defaultBatchSize = 65_536
