@@ -71,25 +71,27 @@ final class KeyBatch: @unchecked Sendable {
             let source = sources[s]
             let end = min(positions.upperBound, source.batchStart + source.range.count)
             source.chunk.withUnsafeBufferPointer { keys in
+                let first = keys.baseAddress! + source.range.lowerBound
                 for p in position..<end {
-                    let key = keys[source.range.lowerBound + (p - source.batchStart)]
+                    // Borrowed through the pointer: no copy of the key (and no retain of its data) per key.
+                    let key = first + (p - source.batchStart)
                     // key_data is the struct's first field: write the 16 bytes straight into place.
                     let entry = base + p * stride
-                    var usable =
-                        key.rollingPeriod >= 1 && key.rollingPeriod <= ENTemporaryExposureKey.defaultRollingPeriod
+                    let period = key.pointee.rollingPeriod
+                    var usable = period >= 1 && period <= ENTemporaryExposureKey.defaultRollingPeriod
                     if usable {
-                        usable = key.keyData.withUnsafeBytes { bytes in
+                        usable = key.pointee.keyData.withUnsafeBytes { bytes in
                             guard bytes.count == ENTemporaryExposureKey.keyLength else { return false }
                             entry.copyMemory(from: bytes.baseAddress!, byteCount: ENTemporaryExposureKey.keyLength)
                             return true
                         }
                     }
                     entry.storeBytes(
-                        of: key.rollingStartNumber.rawValue, toByteOffset: Self.startOffset, as: UInt32.self)
+                        of: key.pointee.rollingStartNumber.rawValue, toByteOffset: Self.startOffset, as: UInt32.self)
                     entry.storeBytes(
-                        of: usable ? key.rollingPeriod : 0, toByteOffset: Self.periodOffset, as: UInt32.self)
+                        of: usable ? period : 0, toByteOffset: Self.periodOffset, as: UInt32.self)
                     if !usable { ignored += 1 }
-                    if key.diagnosisReportType == .revoked { revoked += 1 }
+                    if key.pointee.diagnosisReportType == .revoked { revoked += 1 }
                 }
             }
             position = end
