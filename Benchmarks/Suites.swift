@@ -2,6 +2,7 @@
 let allBenchmarkSuites: [BenchmarkSuite] = [
     cryptoBenchmarkSuite,
     exportBenchmarkSuite,
+    matchingBenchmarkSuite,
     riskBenchmarkSuite,
     storeBenchmarkSuite,
 ]

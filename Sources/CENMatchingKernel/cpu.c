@@ -1,0 +1,83 @@
+// Runtime CPU-feature detection and level names.
+#include "internal.h"
+
+#if CEN_X86
+#include <cpuid.h>
+
+typedef struct {
+    int ready;
+    int shani, aesni, vaes, bmi2;
+} cen_features;
+
+static cen_features detect(void) {
+    cen_features f = {1, 0, 0, 0, 0};
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+    int ssse3 = (c >> 9) & 1, sse41 = (c >> 19) & 1, aes = (c >> 25) & 1;
+    int osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+    int ymm_enabled = 0;
+    if (osxsave) {
+        unsigned lo, hi;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        ymm_enabled = (lo & 0x6) == 0x6;  // XMM and YMM state saved by the OS
+    }
+    unsigned b7 = 0, c7 = 0;
+    if (__get_cpuid_max(0, NULL) >= 7) {
+        __cpuid_count(7, 0, a, b7, c7, d);
+    }
+    int sha = (b7 >> 29) & 1, avx2 = (b7 >> 5) & 1, vaes = (c7 >> 9) & 1;
+    int bmi1 = (b7 >> 3) & 1, bmi2 = (b7 >> 8) & 1, popcnt = (c >> 23) & 1;
+    unsigned a81 = 0, b81 = 0, c81 = 0, d81 = 0;
+    int lzcnt = __get_cpuid(0x80000001, &a81, &b81, &c81, &d81) ? (int)((c81 >> 5) & 1) : 0;
+    f.aesni = aes && ssse3 && sse41;
+    f.shani = sha && ssse3 && sse41;
+    f.vaes = f.aesni && avx && avx2 && vaes && ymm_enabled;
+    f.bmi2 = avx && avx2 && bmi1 && bmi2 && popcnt && lzcnt && ymm_enabled;
+    return f;
+}
+
+static cen_features features(void) {
+    static cen_features cached;  // benign race: every thread computes the same value
+    if (!__atomic_load_n(&cached.ready, __ATOMIC_ACQUIRE)) {
+        cen_features f = detect();
+        cached.shani = f.shani;
+        cached.aesni = f.aesni;
+        cached.vaes = f.vaes;
+        cached.bmi2 = f.bmi2;
+        __atomic_store_n(&cached.ready, 1, __ATOMIC_RELEASE);
+    }
+    return cached;
+}
+
+int cen_cpu_has_shani(void) { return features().shani; }
+int cen_cpu_has_aesni(void) { return features().aesni; }
+int cen_cpu_has_vaes(void) { return features().vaes; }
+int cen_cpu_has_bmi2(void) { return features().bmi2; }
+#endif
+
+int cen_level_supported(int level) {
+    switch (level) {
+    case CEN_LEVEL_PORTABLE: return 1;
+#if CEN_X86
+    case CEN_LEVEL_SHANI_AESNI: return cen_cpu_has_shani() && cen_cpu_has_aesni();
+    case CEN_LEVEL_SHANI_VAES: return cen_cpu_has_shani() && cen_cpu_has_vaes();
+#endif
+    default: return 0;
+    }
+}
+
+int cen_best_level(void) {
+    for (int level = CEN_LEVEL_SHANI_VAES; level > CEN_LEVEL_PORTABLE; level--) {
+        if (cen_level_supported(level)) return level;
+    }
+    return CEN_LEVEL_PORTABLE;
+}
+
+const char *cen_level_name(int level) {
+    switch (level) {
+    case CEN_LEVEL_PORTABLE: return "portable";
+    case CEN_LEVEL_SHANI_AESNI: return "shani-aesni";
+    case CEN_LEVEL_SHANI_VAES: return "shani-vaes";
+    default: return "unknown";
+    }
+}

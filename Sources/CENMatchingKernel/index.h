@@ -1,0 +1,75 @@
+#ifndef CEN_INDEX_H
+#define CEN_INDEX_H
+
+#include "internal.h"
+
+/// One distinct observed identifier and the run of its observations.
+typedef struct {
+    uint64_t low, high;
+    uint32_t first;
+    uint32_t count;  // 0 marks an empty slot
+} cen_slot;
+
+struct cen_index {
+    uint64_t *filter;
+    size_t filter_bits;
+    unsigned filter_shift;
+    cen_slot *slots;
+    size_t slot_mask;
+    unsigned slot_shift;
+    uint64_t seed_low, seed_high;
+    uint32_t *observation_index;     // original positions, grouped by identifier
+    uint32_t *observation_interval;  // their intervals, same order
+    uint32_t *intervals;             // distinct observed intervals, sorted
+    size_t interval_count;
+    size_t distinct;
+    size_t memory;
+};
+
+/// The filter is a blocked Bloom filter with two bits per identifier, both in one 64-bit word: the top bits
+/// of the identifier's first 8 bytes choose the word, its low 12 bits the two bit positions. Identifiers are
+/// AES outputs, so their bits are already uniform; chosen identifiers can only raise the false-positive rate
+/// (which the exact table absorbs), never corrupt the result.
+static inline uint64_t cen_index_filter_word(const cen_index *index, uint64_t low) {
+    return low >> index->filter_shift;
+}
+
+static inline uint64_t cen_index_filter_mask(uint64_t low) {
+    return ((uint64_t)1 << (low & 63)) | ((uint64_t)1 << ((low >> 6) & 63));
+}
+
+static inline int cen_index_filter_test(const cen_index *index, uint64_t low) {
+    const uint64_t mask = cen_index_filter_mask(low);
+    return (index->filter[cen_index_filter_word(index, low)] & mask) == mask;
+}
+
+static inline size_t cen_index_slot_of(const cen_index *index, uint64_t low, uint64_t high) {
+    uint64_t h = ((low ^ index->seed_high) * 0xBF58476D1CE4E5B9ULL) ^ ((high + index->seed_low) * 0x94D049BB133111EBULL);
+    return (size_t)(h >> index->slot_shift);
+}
+
+/// The slot holding (low, high), or the empty slot where it would go.
+static inline cen_slot *cen_index_find_slot(const cen_index *index, uint64_t low, uint64_t high) {
+    size_t s = cen_index_slot_of(index, low, high);
+    for (;;) {
+        cen_slot *slot = &index->slots[s];
+        if (slot->count == 0 || (slot->low == low && slot->high == high)) return slot;
+        s = (s + 1) & index->slot_mask;
+    }
+}
+
+/// Whether any observation lies in [first, end): the first observed interval >= first, then whether it is < end.
+static inline int cen_index_observed_between(const cen_index *index, uint64_t first, uint64_t end) {
+    size_t lo = 0, hi = index->interval_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)index->intervals[mid] < first) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < index->interval_count && (uint64_t)index->intervals[lo] < end;
+}
+
+#endif

@@ -1,2 +1,0 @@
-#include "CENMatchingKernel.h"
-int cen_kernel_placeholder(void) { return 0; }

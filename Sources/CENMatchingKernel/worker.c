@@ -1,0 +1,259 @@
+// A matching worker: derives each key's identifiers with the chosen level and probes them.
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+#include "index.h"
+
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DAY_CACHE_SLOTS = 16 };
+
+struct cen_worker {
+    int level;
+    int use_bmi2;  // run the loop compiled for AVX2/BMI2
+    // The portable level: one fetched cipher, one context re-keyed per key, and cached plaintexts for the
+    // last rolling starts seen (keys of one day share them).
+    EVP_CIPHER *cipher;
+    EVP_CIPHER_CTX *context;
+    uint8_t *day_cache;  // DAY_CACHE_SLOTS x 144 x 16 bytes
+    uint32_t day_cache_start[DAY_CACHE_SLOTS];
+    uint8_t day_cache_valid[DAY_CACHE_SLOTS];
+    uint8_t identifiers[CEN_MAX_IDENTIFIERS * 16] __attribute__((aligned(64)));
+    cen_hit *hits;
+    size_t hit_count, hit_capacity;
+    uint64_t keys_derived;
+};
+
+cen_worker *cen_worker_create(int level) {
+    if (!cen_level_supported(level)) return NULL;
+    cen_worker *w = aligned_alloc(64, (sizeof(cen_worker) + 63) / 64 * 64);
+    if (!w) return NULL;
+    memset(w, 0, sizeof *w);
+    w->level = level;
+#if CEN_X86
+    w->use_bmi2 = cen_cpu_has_bmi2();
+#endif
+    (void)cen_zero_salt_pads();
+    if (level == CEN_LEVEL_PORTABLE) {
+        w->cipher = EVP_CIPHER_fetch(NULL, "AES-128-ECB", NULL);
+        w->context = EVP_CIPHER_CTX_new();
+        w->day_cache = malloc((size_t)DAY_CACHE_SLOTS * CEN_MAX_IDENTIFIERS * 16);
+        if (!w->cipher || !w->context || !w->day_cache ||
+            EVP_EncryptInit_ex2(w->context, w->cipher, NULL, NULL, NULL) != 1 ||
+            EVP_CIPHER_CTX_set_padding(w->context, 0) != 1) {
+            cen_worker_destroy(w);
+            return NULL;
+        }
+    }
+    return w;
+}
+
+void cen_worker_destroy(cen_worker *w) {
+    if (!w) return;
+    EVP_CIPHER_CTX_free(w->context);
+    EVP_CIPHER_free(w->cipher);
+    free(w->day_cache);
+    free(w->hits);
+    memset(w->identifiers, 0, sizeof w->identifiers);
+    free(w);
+}
+
+int cen_worker_level(const cen_worker *w) { return w->level; }
+
+void cen_worker_use_generic_loop(cen_worker *w, int generic) {
+#if CEN_X86
+    w->use_bmi2 = generic ? 0 : cen_cpu_has_bmi2();
+#else
+    (void)w;
+    (void)generic;
+#endif
+}
+const cen_hit *cen_worker_hits(const cen_worker *w) { return w->hits; }
+size_t cen_worker_hit_count(const cen_worker *w) { return w->hit_count; }
+void cen_worker_clear_hits(cen_worker *w) { w->hit_count = 0; }
+uint64_t cen_worker_keys_derived(const cen_worker *w) { return w->keys_derived; }
+
+/// The plaintexts "EN-RPI" || 0^6 || LE32(start + i) for i in 0..<144, cached per rolling start.
+static const uint8_t *plaintexts(cen_worker *w, uint32_t start) {
+    unsigned slot = (start + start / CEN_MAX_IDENTIFIERS) % DAY_CACHE_SLOTS;  // consecutive days differ
+    uint8_t *p = w->day_cache + (size_t)slot * CEN_MAX_IDENTIFIERS * 16;
+    if (!w->day_cache_valid[slot] || w->day_cache_start[slot] != start) {
+        static const uint8_t prefix[12] = {'E', 'N', '-', 'R', 'P', 'I', 0, 0, 0, 0, 0, 0};
+        for (uint32_t i = 0; i < CEN_MAX_IDENTIFIERS; i++) {
+            uint32_t j = start + i;
+            memcpy(p + 16 * i, prefix, 12);
+            p[16 * i + 12] = (uint8_t)j;
+            p[16 * i + 13] = (uint8_t)(j >> 8);
+            p[16 * i + 14] = (uint8_t)(j >> 16);
+            p[16 * i + 15] = (uint8_t)(j >> 24);
+        }
+        w->day_cache_start[slot] = start;
+        w->day_cache_valid[slot] = 1;
+    }
+    return p;
+}
+
+/// Derives `count` (<= 144) identifiers into `out`, which has room for 144.
+static int derive_identifiers(cen_worker *w, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out) {
+    switch (w->level) {
+#if CEN_X86
+    case CEN_LEVEL_SHANI_AESNI:
+        cen_aes_rpis_aesni(rpik, start, (count + 7) & ~7u, out);
+        return 0;
+    case CEN_LEVEL_SHANI_VAES:
+        cen_aes_rpis_vaes(rpik, start, (count + 15) & ~15u, out);
+        return 0;
+#endif
+    default: {
+        int length = 0;
+        if (EVP_EncryptInit_ex2(w->context, NULL, rpik, NULL, NULL) != 1) return -1;
+        if (EVP_EncryptUpdate(w->context, out, &length, plaintexts(w, start), (int)count * 16) != 1) return -1;
+        return length == (int)count * 16 ? 0 : -1;
+    }
+    }
+}
+
+/// RPIKs of up to 4 keys.
+static void derive_rpiks(cen_worker *w, const uint8_t *const key_data[4], uint8_t *const rpik[4], int n) {
+#if CEN_X86
+    if (w->level != CEN_LEVEL_PORTABLE) {
+        const uint8_t *k[4];
+        uint8_t scratch[4][16];
+        uint8_t *o[4];
+        for (int l = 0; l < 4; l++) {
+            k[l] = key_data[l < n ? l : 0];
+            o[l] = l < n ? rpik[l] : scratch[l];
+        }
+        cen_hkdf_rpik_shani_x4(k, o);
+        memset(scratch, 0, sizeof scratch);
+        return;
+    }
+#endif
+    for (int l = 0; l < n; l++) cen_hkdf_rpik_portable(key_data[l], rpik[l]);
+}
+
+int cen_worker_derive_rpiks(cen_worker *w, const uint8_t *key_data, size_t count, uint8_t *rpiks) {
+    for (size_t i = 0; i < count; i += 4) {
+        int n = count - i < 4 ? (int)(count - i) : 4;
+        const uint8_t *k[4];
+        uint8_t *o[4];
+        for (int l = 0; l < n; l++) {
+            k[l] = key_data + 16 * (i + (size_t)l);
+            o[l] = rpiks + 16 * (i + (size_t)l);
+        }
+        derive_rpiks(w, k, o, n);
+    }
+    return 0;
+}
+
+int cen_worker_derive_rpis(cen_worker *w, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out) {
+    if (count > CEN_MAX_IDENTIFIERS) return -2;
+    if (derive_identifiers(w, rpik, start, count, w->identifiers) != 0) return -1;
+    memcpy(out, w->identifiers, (size_t)count * 16);
+    return 0;
+}
+
+static int append_hit(cen_worker *w, uint32_t key, uint32_t observation, uint32_t interval) {
+    if (w->hit_count == w->hit_capacity) {
+        size_t capacity = w->hit_capacity ? w->hit_capacity * 2 : 64;
+        cen_hit *hits = realloc(w->hits, capacity * sizeof(cen_hit));
+        if (!hits) return -1;
+        w->hits = hits;
+        w->hit_capacity = capacity;
+    }
+    w->hits[w->hit_count++] = (cen_hit){key, observation, interval};
+    return 0;
+}
+
+/// Probes the identifiers of one key: bit tests in branch-free groups of 8, the exact table only for the
+/// flagged ones, the interval window only for exact hits.
+static inline __attribute__((always_inline)) int probe(cen_worker *w, const cen_index *index, const cen_key *key, uint32_t key_index) {
+    const uint8_t *ids = w->identifiers;
+    const uint32_t period = key->rolling_period;
+    for (uint32_t i = 0; i < period; i += 8) {
+        unsigned flags = 0;
+        for (unsigned j = 0; j < 8; j++) {
+            uint64_t low;
+            memcpy(&low, ids + 16 * (i + j), 8);
+            flags |= (unsigned)cen_index_filter_test(index, low) << j;
+        }
+        if (period - i < 8) flags &= (1u << (period - i)) - 1;
+        while (flags) {
+            unsigned j = (unsigned)__builtin_ctz(flags);
+            flags &= flags - 1;
+            uint64_t low, high;
+            memcpy(&low, ids + 16 * (i + j), 8);
+            memcpy(&high, ids + 16 * (i + j) + 8, 8);
+            const cen_slot *slot = cen_index_find_slot(index, low, high);
+            if (slot->count == 0) continue;
+            const uint64_t derived = (uint64_t)key->rolling_start + i + j;
+            for (uint32_t k = slot->first; k < slot->first + slot->count; k++) {
+                const uint64_t observed = index->observation_interval[k];
+                if (observed + CEN_TOLERANCE_INTERVALS >= derived && observed <= derived + CEN_TOLERANCE_INTERVALS) {
+                    if (append_hit(w, key_index, index->observation_index[k], (uint32_t)derived) != 0) return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int key_may_match(const cen_index *index, const cen_key *key) {
+    const uint64_t start = key->rolling_start;
+    const uint64_t first = start >= CEN_TOLERANCE_INTERVALS ? start - CEN_TOLERANCE_INTERVALS : 0;
+    return cen_index_observed_between(index, first, start + key->rolling_period + CEN_TOLERANCE_INTERVALS);
+}
+
+static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const cen_index *index, const cen_key *keys,
+                                                            size_t count, uint32_t first_key_index) {
+    const int group = w->level == CEN_LEVEL_PORTABLE ? 1 : 4;
+    size_t next = 0;
+    uint8_t rpik[4][16] __attribute__((aligned(16)));
+    uint8_t *const out[4] = {rpik[0], rpik[1], rpik[2], rpik[3]};
+    int status = 0;
+    while (next < count && status == 0) {
+        // Gather up to `group` keys that can match at all.
+        size_t chosen[4];
+        int n = 0;
+        while (n < group && next < count) {
+            const cen_key *key = &keys[next];
+            if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS && key_may_match(index, key)) {
+                chosen[n++] = next;
+            }
+            next++;
+        }
+        if (n == 0) break;
+        const uint8_t *data[4];
+        for (int l = 0; l < n; l++) data[l] = keys[chosen[l]].key_data;
+        derive_rpiks(w, data, out, n);
+        for (int l = 0; l < n && status == 0; l++) {
+            const cen_key *key = &keys[chosen[l]];
+            status = derive_identifiers(w, rpik[l], key->rolling_start, key->rolling_period, w->identifiers);
+            if (status == 0) status = probe(w, index, key, first_key_index + (uint32_t)chosen[l]);
+        }
+        w->keys_derived += (uint64_t)n;
+    }
+    memset(rpik, 0, sizeof rpik);
+    return status;
+}
+
+/// The loop compiled twice: for any x86-64 (or other) CPU, and with BMI2/AVX2 for the filter's shifts and
+/// bit tests on CPUs that have them (the dispatch is per call, not per key).
+static int match_generic(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count, uint32_t first) {
+    return match_keys(w, index, keys, count, first);
+}
+
+#if CEN_X86
+__attribute__((target("avx2,bmi,bmi2,popcnt,lzcnt")))
+static int match_bmi2(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count, uint32_t first) {
+    return match_keys(w, index, keys, count, first);
+}
+#endif
+
+int cen_worker_match(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count,
+                     uint32_t first_key_index) {
+#if CEN_X86
+    if (w->use_bmi2) return match_bmi2(w, index, keys, count, first_key_index);
+#endif
+    return match_generic(w, index, keys, count, first_key_index);
+}

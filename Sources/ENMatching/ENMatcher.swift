@@ -1,0 +1,198 @@
+internal import CENMatchingKernel
+internal import Dispatch
+public import ENCore
+internal import ENCrypto
+internal import Foundation
+internal import Synchronization
+
+/// Matches diagnosis keys against a device's sightings: for every key, every sighting whose identifier the key
+/// derives for an interval within 12 intervals (2 hours) of the sighting's own.
+///
+/// Build a matcher once per detection from the sightings (that builds the observation index), then match
+/// any number of keys, from one array or streamed as chunks:
+///
+/// ```swift
+/// let matcher = try ENMatcher(sightings: storedSightings)
+/// let result = try matcher.match(keyChunks: keysFromFiles)   // any Sequence of [ENTemporaryExposureKey]
+/// for match in result.matches { print(match.key.keyData.hexString, match.sightings.count) }
+/// ```
+///
+/// The rules:
+/// - a key derives one identifier per interval of its validity, `rollingStartNumber ..< rollingStartNumber +
+///   rollingPeriod`; keys with a rolling period of 0 or above 144 (or key data that is not 16 bytes) are ignored;
+/// - a key matches a sighting when the identifiers are equal and |sighting interval - derived interval| <= 12;
+/// - the same key data in several places (files) is one key: its first matching occurrence wins;
+/// - keys with report type `ENDiagnosisReportType.revoked` never match and cancel matches of the same key
+///   data elsewhere in the input;
+/// - keys with no sighting within their validity +-12 intervals are skipped before any cryptography.
+///
+/// A matcher is immutable and can be shared between threads; each ``match(keyChunks:options:)`` call runs on
+/// ``ENMatchingOptions/threadCount`` threads with work stealing over small groups of keys.
+public final class ENMatcher: Sendable {
+    /// The sightings the keys are matched against, in the order given.
+    public let sightings: [ENSighting]
+    let index: ObservationIndex
+
+    /// The largest difference, in intervals, between a sighting's interval and the derived interval of a match: 12.
+    public static let toleranceIntervals = Int(CEN_TOLERANCE_INTERVALS)
+
+    /// Keys per unit of work handed to a thread.
+    static let groupSize = 256
+
+    /// Builds the observation index over `sightings`.
+    ///
+    /// - Throws: `ENError.Code.insufficientMemory` when the index cannot be allocated,
+    ///   `ENError.Code.badParameter` for more than 2^31 - 1 sightings.
+    public init(sightings: [ENSighting]) throws(ENError) {
+        self.sightings = sightings
+        self.index = try ObservationIndex(sightings: sightings)
+    }
+
+    /// The number of distinct identifiers among the sightings.
+    public var distinctIdentifierCount: Int { index.distinctCount }
+
+    /// Matches the keys of one array.
+    public func match(_ keys: [ENTemporaryExposureKey], options: ENMatchingOptions = ENMatchingOptions())
+        throws(ENError) -> ENMatchingResult
+    {
+        try match(keyChunks: CollectionOfOne(keys), options: options)
+    }
+
+    /// Matches keys that arrive as a sequence of chunks (for example one per export file), holding at most
+    /// ``ENMatchingOptions/batchSize`` keys of kernel input at a time. Chunks are only retained while their
+    /// batch is processed, so a lazily produced sequence keeps memory bounded.
+    ///
+    /// - Throws: `ENError.Code.invalidated` when cancelled (through ``ENMatchingOptions/isCancelled`` or
+    ///   the calling task), `ENError.Code.unsupported` when ``ENMatchingOptions/kernel`` names a kernel
+    ///   this CPU lacks, `ENError.Code.insufficientMemory` or `ENError.Code.internal` when the
+    ///   kernel fails.
+    public func match<Chunks: Sequence>(keyChunks: Chunks, options: ENMatchingOptions = ENMatchingOptions())
+        throws(ENError) -> ENMatchingResult where Chunks.Element == [ENTemporaryExposureKey]
+    {
+        let threadCount = min(max(1, options.threadCount), ENMatchingOptions.maximumThreadCount)
+        let kernel = options.kernel ?? .best
+        let workers = try KernelWorkers(kernel: kernel, count: threadCount, genericLoop: options.usesGenericLoop)
+        let batch = KeyBatch(capacity: min(max(1, options.batchSize), 1 << 20))
+        var statistics = ENMatchingStatistics()
+        statistics.kernel = kernel
+        statistics.threadCount = threadCount
+        statistics.distinctIdentifiers = index.distinctCount
+        var collector = MatchCollector()
+        var batchBase = 0
+
+        func runBatch() throws(ENError) {
+            if options.isCancelled?() == true || Task.isCancelled {
+                throw ENError(.invalidated, "matching was cancelled after \(batchBase) keys")
+            }
+            let counts = try processBatch(batch, workers: workers, threadCount: threadCount, options: options)
+            statistics.keysReceived += batch.count
+            statistics.keysIgnored += counts.ignored
+            statistics.keysRevoked += counts.revoked
+            for worker in workers.workers {
+                let hits = UnsafeBufferPointer(start: cen_worker_hits(worker), count: cen_worker_hit_count(worker))
+                for hit in hits {
+                    let key = batch.key(at: Int(hit.key_index))
+                    collector.add(
+                        ordinal: batchBase + Int(hit.key_index), key: key,
+                        sightingIndex: Int(hit.observation_index),
+                        derivedInterval: ENIntervalNumber(rawValue: hit.derived_interval))
+                }
+                cen_worker_clear_hits(worker)
+            }
+            batchBase += batch.count
+            batch.removeAll()
+            options.progress?(ENMatchingProgress(keysProcessed: batchBase, keysMatched: collector.occurrenceCount))
+        }
+
+        for chunk in keyChunks {
+            var offset = chunk.startIndex
+            while offset < chunk.endIndex {
+                let take = min(chunk.endIndex - offset, batch.capacity - batch.count)
+                batch.append(chunk, range: offset..<(offset + take))
+                offset += take
+                if batch.isFull { try runBatch() }
+            }
+        }
+        if batch.count > 0 { try runBatch() }
+
+        statistics.keysDerived = workers.keysDerived
+        let matches = try collector.finish(sightings: sightings, statistics: &statistics)
+        return ENMatchingResult(matches: matches, statistics: statistics)
+    }
+
+    /// Runs the kernel over one batch on `threadCount` threads; threads take groups of keys from a shared
+    /// counter until none are left.
+    private func processBatch(
+        _ batch: KeyBatch, workers: KernelWorkers, threadCount: Int, options: ENMatchingOptions
+    ) throws(ENError) -> (ignored: Int, revoked: Int) {
+        let shared = BatchState(batch: batch, index: index.pointer, isCancelled: options.isCancelled)
+        let groups = (batch.count + Self.groupSize - 1) / Self.groupSize
+        let participants = min(threadCount, groups)
+        if participants <= 1 {
+            shared.work(worker: workers.workers[0], groups: groups)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: participants) { participant in
+                shared.work(worker: workers.workers[participant], groups: groups)
+            }
+        }
+        if shared.failed.load(ordering: .relaxed) {
+            throw .internal("the \(workers.kernel) matching kernel failed (out of memory or OpenSSL error)")
+        }
+        if shared.cancelled.load(ordering: .relaxed) {
+            throw ENError(.invalidated, "matching was cancelled")
+        }
+        return (shared.ignored.load(ordering: .relaxed), shared.revoked.load(ordering: .relaxed))
+    }
+}
+
+/// What the threads of one batch share.
+private final class BatchState: @unchecked Sendable {
+    let batch: KeyBatch
+    let keys: UnsafePointer<cen_key>
+    let count: Int
+    let index: OpaquePointer
+    let isCancelled: (@Sendable () -> Bool)?
+    let nextGroup = Atomic<Int>(0)
+    let stop = Atomic<Bool>(false)
+    let failed = Atomic<Bool>(false)
+    let cancelled = Atomic<Bool>(false)
+    let ignored = Atomic<Int>(0)
+    let revoked = Atomic<Int>(0)
+
+    init(batch: KeyBatch, index: OpaquePointer, isCancelled: (@Sendable () -> Bool)?) {
+        self.batch = batch
+        self.keys = UnsafePointer(batch.kernelKeys.baseAddress!)
+        self.count = batch.count
+        self.index = index
+        self.isCancelled = isCancelled
+    }
+
+    /// Takes groups of keys until none are left: converts each into the kernel's form, then matches it.
+    func work(worker: OpaquePointer, groups: Int) {
+        var ignoredHere = 0
+        var revokedHere = 0
+        defer {
+            ignored.add(ignoredHere, ordering: .relaxed)
+            revoked.add(revokedHere, ordering: .relaxed)
+        }
+        while !stop.load(ordering: .relaxed) {
+            let group = nextGroup.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard group < groups else { return }
+            if let isCancelled, isCancelled() {
+                cancelled.store(true, ordering: .relaxed)
+                stop.store(true, ordering: .relaxed)
+                return
+            }
+            let first = group * ENMatcher.groupSize
+            let n = min(ENMatcher.groupSize, count - first)
+            let counts = batch.convert(first..<(first + n))
+            ignoredHere += counts.ignored
+            revokedHere += counts.revoked
+            if cen_worker_match(worker, index, keys + first, n, UInt32(first)) != 0 {
+                failed.store(true, ordering: .relaxed)
+                stop.store(true, ordering: .relaxed)
+                return
+            }
+        }
+    }
+}

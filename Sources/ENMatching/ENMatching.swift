@@ -1,1 +1,0 @@
-// The ENMatching module. Its contents arrive with its issue; this file only keeps the target buildable.

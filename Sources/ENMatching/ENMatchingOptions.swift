@@ -1,0 +1,44 @@
+internal import Foundation
+
+/// How a matching run is executed: threads, kernel, batch size, progress and cancellation.
+public struct ENMatchingOptions: Sendable {
+    /// The number of threads; defaults to the number of active processors. Values below 1 mean 1, values above
+    /// ``maximumThreadCount`` mean that many.
+    public var threadCount: Int
+    /// The derivation kernel; nil chooses ``ENMatchingKernel/best``. Naming an unsupported kernel makes the run
+    /// fail with `ENError.Code.unsupported`.
+    public var kernel: ENMatchingKernel?
+    /// Keys read from the input before the threads work on them (bounds memory when keys are streamed).
+    public var batchSize: Int
+    /// Called on the matching thread after each batch.
+    public var progress: (@Sendable (ENMatchingProgress) -> Void)?
+    /// Polled by every thread between small groups of keys; returning true stops the run, which then throws
+    /// `ENError.Code.invalidated`. The run also stops when the calling task is cancelled.
+    public var isCancelled: (@Sendable () -> Bool)?
+
+    /// Tests only: run the matching loop compiled for any CPU even where the AVX2/BMI2 build could run.
+    var usesGenericLoop = false
+
+    /// The most threads a run uses: 256.
+    public static let maximumThreadCount = 256
+
+    /// The default batch: 65,536 keys (about 1.5 MB of kernel input plus the keys themselves).
+    public static let defaultBatchSize = 65_536
+
+    /// Creates options.
+    public init(
+        threadCount: Int? = nil,
+        kernel: ENMatchingKernel? = nil,
+        batchSize: Int = ENMatchingOptions.defaultBatchSize,
+        progress: (@Sendable (ENMatchingProgress) -> Void)? = nil,
+        isCancelled: (@Sendable () -> Bool)? = nil
+    ) {
+        self.threadCount = threadCount ?? ENMatchingOptions.processorCount
+        self.kernel = kernel
+        self.batchSize = batchSize
+        self.progress = progress
+        self.isCancelled = isCancelled
+    }
+
+    static var processorCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+}

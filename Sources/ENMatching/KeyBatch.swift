@@ -1,0 +1,105 @@
+internal import CENMatchingKernel
+internal import ENCore
+internal import Foundation
+
+/// A batch of keys read from the input: where each key came from, and the kernel's compact copy.
+///
+/// The calling thread appends whole chunk ranges (cheap: no per-key work); the matching threads then convert
+/// their own groups of keys into the kernel's form (``convert(_:)``), so the conversion runs in parallel too.
+/// Groups are disjoint, so threads never write the same memory.
+final class KeyBatch: @unchecked Sendable {
+    /// The kernel's input; keys to be ignored carry rolling period 0.
+    let kernelKeys: UnsafeMutableBufferPointer<cen_key>
+    /// The number of keys in the batch.
+    private(set) var count = 0
+    /// The input chunks the batch's keys came from, with the range taken from each and where it starts.
+    private var sources: [(chunk: [ENTemporaryExposureKey], range: Range<Int>, batchStart: Int)] = []
+
+    init(capacity: Int) {
+        kernelKeys = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        // Key material: wipe before freeing.
+        if let base = kernelKeys.baseAddress {
+            memset(base, 0, kernelKeys.count * MemoryLayout<cen_key>.stride)
+        }
+        kernelKeys.deallocate()
+    }
+
+    var capacity: Int { kernelKeys.count }
+    var isFull: Bool { count == capacity }
+
+    func removeAll() {
+        count = 0
+        sources.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends keys `range` of `chunk` (at most the remaining capacity).
+    func append(_ chunk: [ENTemporaryExposureKey], range: Range<Int>) {
+        sources.append((chunk, range, count))
+        count += range.count
+    }
+
+    /// The source holding batch position `index`.
+    private func sourceIndex(containing index: Int) -> Int {
+        var low = 0
+        var high = sources.count - 1
+        while low < high {  // the last source starting at or before index
+            let mid = (low + high + 1) / 2
+            if sources[mid].batchStart <= index { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// The key at position `index` of the batch.
+    func key(at index: Int) -> ENTemporaryExposureKey {
+        let source = sources[sourceIndex(containing: index)]
+        return source.chunk[source.range.lowerBound + (index - source.batchStart)]
+    }
+
+    /// Converts the keys at batch positions `positions` into the kernel's form; returns how many were ignored
+    /// (period 0 or above 144, key data not 16 bytes) and how many are revoked.
+    func convert(_ positions: Range<Int>) -> (ignored: Int, revoked: Int) {
+        var ignored = 0
+        var revoked = 0
+        var s = sourceIndex(containing: positions.lowerBound)
+        var position = positions.lowerBound
+        let base = UnsafeMutableRawPointer(kernelKeys.baseAddress!)
+        let stride = MemoryLayout<cen_key>.stride
+        while position < positions.upperBound {
+            let source = sources[s]
+            let end = min(positions.upperBound, source.batchStart + source.range.count)
+            source.chunk.withUnsafeBufferPointer { keys in
+                let first = keys.baseAddress! + source.range.lowerBound
+                for p in position..<end {
+                    // Borrowed through the pointer: no copy of the key (and no retain of its data) per key.
+                    let key = first + (p - source.batchStart)
+                    // key_data is the struct's first field: write the 16 bytes straight into place.
+                    let entry = base + p * stride
+                    let period = key.pointee.rollingPeriod
+                    var usable = period >= 1 && period <= ENTemporaryExposureKey.defaultRollingPeriod
+                    if usable {
+                        usable = key.pointee.keyData.withUnsafeBytes { bytes in
+                            guard bytes.count == ENTemporaryExposureKey.keyLength else { return false }
+                            entry.copyMemory(from: bytes.baseAddress!, byteCount: ENTemporaryExposureKey.keyLength)
+                            return true
+                        }
+                    }
+                    entry.storeBytes(
+                        of: key.pointee.rollingStartNumber.rawValue, toByteOffset: Self.startOffset, as: UInt32.self)
+                    entry.storeBytes(
+                        of: usable ? period : 0, toByteOffset: Self.periodOffset, as: UInt32.self)
+                    if !usable { ignored += 1 }
+                    if key.pointee.diagnosisReportType == .revoked { revoked += 1 }
+                }
+            }
+            position = end
+            s += 1
+        }
+        return (ignored, revoked)
+    }
+
+    private static let startOffset = MemoryLayout<cen_key>.offset(of: \.rolling_start)!
+    private static let periodOffset = MemoryLayout<cen_key>.offset(of: \.rolling_period)!
+}
