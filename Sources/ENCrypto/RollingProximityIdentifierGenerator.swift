@@ -6,8 +6,9 @@ import Foundation
 ///
 /// One generator holds one fetched AES-128-ECB cipher context and one buffer of padded interval blocks.
 /// For each key it runs the six-compression HKDF (no allocation, no context object), re-keys the cipher
-/// without re-fetching it, and encrypts all identifiers of the key with a single OpenSSL call. Keys with the
-/// same rolling start reuse the padded inputs unchanged.
+/// without re-fetching it, and encrypts all identifiers of the key with a single OpenSSL call. The padded
+/// inputs are cached per rolling start (16 of them, about 36 KiB), so the keys of a 14-day window reuse them
+/// unchanged.
 ///
 /// A generator is not thread-safe: create one per thread (it is cheap) and reuse it for many keys.
 ///
@@ -33,7 +34,7 @@ public final class RollingProximityIdentifierGenerator {
     /// - Throws: `ENError.Code.internal` when OpenSSL cannot provide AES-128-ECB.
     public init() throws(ENError) {
         cipher = try CipherContext(cipher: try FetchedAlgorithms.shared().aes128ECB)
-        blocks = PaddedIntervalBlocks(capacity: Self.maximumCount)
+        blocks = PaddedIntervalBlocks(slots: 16)
         rpik = .allocate(byteCount: 16, alignment: 16)
     }
 
@@ -71,9 +72,7 @@ public final class RollingProximityIdentifierGenerator {
         KeyScheduleHKDF.derive(
             tek: keyData.baseAddress!, outputs: .rpik, rpik: rpik.baseAddress!, aemk: nil, scrub: false)
         try cipher.setKey(rpik.baseAddress!)
-        blocks.fill(start: start.rawValue, count: count)
-        try blocks.encrypt(with: cipher, count: count)
-        blocks.copyOutput(count: count, to: output.baseAddress!)
+        try blocks.encrypt(start: start.rawValue, count: count, with: cipher, into: output.baseAddress!)
     }
 
     /// Encrypts the identifiers of `count` (at most 144) consecutive intervals from `start` under an already
@@ -93,9 +92,7 @@ public final class RollingProximityIdentifierGenerator {
         }
         guard count > 0 else { return }
         try cipher.setKey(key.baseAddress!)
-        blocks.fill(start: start.rawValue, count: count)
-        try blocks.encrypt(with: cipher, count: count)
-        blocks.copyOutput(count: count, to: output.baseAddress!)
+        try blocks.encrypt(start: start.rawValue, count: count, with: cipher, into: output.baseAddress!)
     }
 
     /// The identifiers of every interval of `key`'s rolling period.

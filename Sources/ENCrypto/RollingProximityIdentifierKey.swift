@@ -69,13 +69,11 @@ public struct RollingProximityIdentifierKey: Sendable {
         }
         var result: [RollingProximityIdentifier] = []
         result.reserveCapacity(count)
-        let chunk = 144
-        var buffer = PaddedIntervalBlocks(capacity: min(count, chunk))
+        var buffer = PaddedIntervalBlocks(slots: 1)
         var done = 0
         while done < count {
-            let n = min(chunk, count - done)
-            buffer.fill(start: start.rawValue &+ UInt32(done), count: n)
-            try buffer.encrypt(with: cipher, count: n)
+            let n = min(PaddedIntervalBlocks.blocksPerSlot, count - done)
+            try buffer.encrypt(start: start.rawValue &+ UInt32(done), count: n, with: cipher)
             for i in 0..<n { result.append(buffer.identifier(at: i)) }
             done += n
         }
