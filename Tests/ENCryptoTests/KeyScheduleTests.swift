@@ -115,6 +115,23 @@ struct KeyScheduleTests {
         }
     }
 
+    @Test("cached padded inputs stay correct when starts share a cache slot and alternate")
+    func cacheSlotCollisions() throws {
+        let generator = try RollingProximityIdentifierGenerator()
+        // 16 days apart (and the same offset in the day) land in the same one of the generator's 16 slots.
+        let a: ENIntervalNumber = 2_642_976
+        let b = a.adding(16 * 144)
+        let c = a.adding(16 * 144 + 16)  // another day and offset that also maps to a's slot
+        for start in [a, b, a, c, b, a, a, c] {
+            for period: UInt32 in [144, 37] {
+                let key = try ENTemporaryExposureKey.generate(rollingStartNumber: start, rollingPeriod: period)
+                let expected = try RollingProximityIdentifierKey(temporaryExposureKey: key)
+                    .identifiers(startingAt: start, count: Int(period))
+                #expect(try generator.identifiers(for: key) == expected)
+            }
+        }
+    }
+
     @Test("bad input is refused with badParameter")
     func badInput() throws {
         for count in [15, 17] {
