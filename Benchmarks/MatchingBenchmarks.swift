@@ -42,9 +42,16 @@ enum MatchingBenchmark {
         return nil
     }
 
-    /// Resets the peak resident set size (Linux: writing 5 to clear_refs).
+    /// Resets the peak resident set size (Linux: writing 5 to clear_refs), so that each row reports its own
+    /// peak rather than an earlier suite's. A plain `write(2)`: Foundation's file writing opens procfs files
+    /// in a way the kernel refuses, silently.
     static func resetPeakResident() {
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        #if os(Linux)
+            let fd = open("/proc/self/clear_refs", O_WRONLY)
+            guard fd >= 0 else { return }
+            _ = write(fd, "5", 1)
+            close(fd)
+        #endif
     }
 
     // MARK: Synthetic data sets
