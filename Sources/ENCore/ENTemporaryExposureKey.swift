@@ -10,8 +10,18 @@ public import Foundation
 /// Construction does not validate, so that a decoder can hold a bad key long enough to report it;
 /// call ``validate()`` (readers and writers in this package always do).
 public struct ENTemporaryExposureKey: Hashable, Sendable {
+    /// The key data as stored: 16 bytes inline as two words (no heap allocation, cheap to copy, compare and
+    /// hash, and readable by the matcher without going through `Data`), any other length as `Data` so that
+    /// ``validate()`` can report it.
+    private var storage: KeyBytes
+
     /// The 16 secret bytes of the key.
-    public var keyData: Data
+    ///
+    /// Any length can be assigned (``validate()`` reports a wrong one); 16 bytes are held inline.
+    public var keyData: Data {
+        get { storage.data }
+        set { storage = KeyBytes(newValue) }
+    }
     /// The first interval in which the key was (or will be) used.
     public var rollingStartNumber: ENIntervalNumber
     /// How many intervals the key was used for: 1...144, 144 by default (a whole day).
@@ -44,7 +54,7 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
         daysSinceOnsetOfSymptoms: Int = ENDaysSinceOnsetOfSymptomsUnknown,
         variantOfConcern: ENVariantOfConcernType = .unknown
     ) {
-        self.keyData = keyData
+        self.storage = KeyBytes(keyData)
         self.rollingStartNumber = rollingStartNumber
         self.rollingPeriod = rollingPeriod
         self.transmissionRiskLevel = transmissionRiskLevel
@@ -72,8 +82,8 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
     /// - days since onset must be -14...14 or ``ENDaysSinceOnsetOfSymptomsUnknown``;
     /// - the key's end must not pass the end of the `UInt32` interval range.
     public func validate() throws(ENError) {
-        guard keyData.count == Self.keyLength else {
-            throw .badParameter("key data must be \(Self.keyLength) bytes, got \(keyData.count)")
+        guard storage.count == Self.keyLength else {
+            throw .badParameter("key data must be \(Self.keyLength) bytes, got \(storage.count)")
         }
         guard rollingPeriod >= 1, rollingPeriod <= Self.defaultRollingPeriod else {
             throw .badParameter("rolling period must be 1...144 intervals, got \(rollingPeriod)")
@@ -87,6 +97,56 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
         }
         guard UInt64(rollingStartNumber.rawValue) + UInt64(rollingPeriod) <= UInt64(UInt32.max) else {
             throw .badParameter("rolling start \(rollingStartNumber) plus period \(rollingPeriod) overflows")
+        }
+    }
+}
+
+extension ENTemporaryExposureKey {
+    /// The 16 key bytes as two little-endian words (bytes 0..<8 and 8..<16), or nil when the key data is not
+    /// 16 bytes. For the package's hot paths (matching reads millions of keys), which must not pay for `Data`.
+    package var keyDataWords: (low: UInt64, high: UInt64)? {
+        if case .inline(let low, let high) = storage { return (low, high) }
+        return nil
+    }
+}
+
+/// Key data: 16 bytes inline, anything else (only ever seen in invalid input) as `Data`.
+private enum KeyBytes: Hashable, Sendable {
+    case inline(UInt64, UInt64)
+    case other(Data)
+
+    init(_ data: Data) {
+        if data.count == ENTemporaryExposureKey.keyLength {
+            self = data.withUnsafeBytes { KeyBytes($0) }
+        } else {
+            self = .other(data)
+        }
+    }
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.count == ENTemporaryExposureKey.keyLength {
+            self = .inline(
+                UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        } else {
+            self = .other(Data(bytes))
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .inline: ENTemporaryExposureKey.keyLength
+        case .other(let data): data.count
+        }
+    }
+
+    var data: Data {
+        switch self {
+        case .inline(let low, let high):
+            var words = (low.littleEndian, high.littleEndian)
+            return withUnsafeBytes(of: &words) { Data($0) }
+        case .other(let data):
+            return data
         }
     }
 }

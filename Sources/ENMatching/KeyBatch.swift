@@ -80,10 +80,13 @@ final class KeyBatch: @unchecked Sendable {
                     let period = key.pointee.rollingPeriod
                     var usable = period >= 1 && period <= ENTemporaryExposureKey.defaultRollingPeriod
                     if usable {
-                        usable = key.pointee.keyData.withUnsafeBytes { bytes in
-                            guard bytes.count == ENTemporaryExposureKey.keyLength else { return false }
-                            entry.copyMemory(from: bytes.baseAddress!, byteCount: ENTemporaryExposureKey.keyLength)
-                            return true
+                        // The 16 bytes are held inline by the key: no `Data` access (and none of its
+                        // exclusivity checks) per key.
+                        if let words = key.pointee.keyDataWords {
+                            entry.storeBytes(of: words.low.littleEndian, as: UInt64.self)
+                            entry.storeBytes(of: words.high.littleEndian, toByteOffset: 8, as: UInt64.self)
+                        } else {
+                            usable = false
                         }
                     }
                     entry.storeBytes(

@@ -86,3 +86,43 @@ struct ENTemporaryExposureKeyTests {
         #expect(try JSONDecoder().decode(ENTemporaryExposureKey.self, from: Data(text.utf8)) == unknown)
     }
 }
+
+@Suite("ENTemporaryExposureKey key-data storage")
+struct ENTemporaryExposureKeyStorageTests {
+    @Test("key data of any length reads back exactly; only 16 bytes have words", arguments: [0, 1, 15, 16, 17, 32])
+    func roundTrip(length: Int) {
+        let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        var key = ENTemporaryExposureKey(keyData: bytes, rollingStartNumber: 1)
+        #expect(key.keyData == bytes)
+        #expect((key.keyDataWords != nil) == (length == 16))
+        key.keyData = Data(repeating: 0xAB, count: 16)
+        #expect(key.keyData == Data(repeating: 0xAB, count: 16))
+        #expect(key.keyDataWords?.low == 0xABAB_ABAB_ABAB_ABAB)
+    }
+
+    @Test("the words are the bytes in little-endian order, and slices of larger buffers work")
+    func words() throws {
+        let data = Data(hexString: "75c734c6dd1a782de7a965da5eb93125")!
+        let key = ENTemporaryExposureKey(keyData: data, rollingStartNumber: 1)
+        let words = try #require(key.keyDataWords)
+        #expect(words.low == 0x2d78_1add_c634_c775)
+        #expect(words.high == 0x2531_b95e_da65_a9e7)
+        let padded = Data([0xFF, 0xFF]) + data + Data([0xEE])
+        let slice = padded[padded.startIndex + 2..<padded.startIndex + 18]
+        #expect(ENTemporaryExposureKey(keyData: slice, rollingStartNumber: 1) == key)
+    }
+
+    @Test("equality and hashing follow the key data, whatever Data it came from")
+    func equality() {
+        let a = ENTemporaryExposureKey(keyData: Data(repeating: 1, count: 16), rollingStartNumber: 5)
+        let b = ENTemporaryExposureKey(keyData: Data([UInt8](repeating: 1, count: 16)), rollingStartNumber: 5)
+        var c = a
+        c.keyData = Data(repeating: 2, count: 16)
+        #expect(a == b)
+        #expect(Set([a, b, c]).count == 2)
+        let short1 = ENTemporaryExposureKey(keyData: Data([1, 2, 3]), rollingStartNumber: 5)
+        let short2 = ENTemporaryExposureKey(keyData: Data([1, 2, 3]), rollingStartNumber: 5)
+        #expect(short1 == short2)
+        #expect(short1 != a)
+    }
+}
