@@ -44,9 +44,8 @@ public struct ENRiskV1Exposure: Hashable, Sendable {
         guard match.key.diagnosisReportType != .revoked else { return nil }
         let scans = match.scans
         guard let first = scans.first else { return nil }
-        let day = (first.timestamp.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
         self.init(
-            date: Date(timeIntervalSince1970: day),
+            date: UTCDay.start(of: first.timestamp),
             transmissionRiskLevel: match.key.transmissionRiskLevel,
             attenuationSegments: scans.map {
                 ENAttenuationSegment(

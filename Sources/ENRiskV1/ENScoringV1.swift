@@ -45,11 +45,11 @@ public enum ENScoringV1 {
         }
         let summary = ENExposureDetectionSummaryV1(
             matchedKeyCount: UInt64(exposures.count),
-            daysSinceLastExposure: latest.map { wholeDays(from: $0, to: now) } ?? 0,
+            daysSinceLastExposure: latest.map { UTCDay.wholeDays(from: $0, to: now) } ?? 0,
             maximumRiskScore: maximum,
             maximumRiskScoreFullRange: maximumFullRange,
             riskScoreSumFullRange: sumFullRange,
-            attenuationDurations: durations.map { roundUpToMinute(min($0, maximumDuration)) })
+            attenuationDurations: durations.map { UTCDay.roundedUpToMinute(min($0, maximumDuration)) })
         return ENRiskV1Result(summary: summary, exposureInfo: infos)
     }
 
@@ -73,7 +73,7 @@ public enum ENScoringV1 {
     ) -> ENExposureInfo {
         let seconds = exposure.attenuationSegments.reduce(0.0) { $0 + max(0, $1.duration) }
         let attenuation = attenuationValue(exposure.attenuationSegments, configuration: configuration)
-        let days = wholeDays(from: exposure.date, to: now)
+        let days = UTCDay.wholeDays(from: exposure.date, to: now)
         let fullRange =
             Double(attenuation) * configuration.attenuationWeight
             * Double(level(configuration.daysSinceLastExposureLevelValues, daysBucket(days)))
@@ -84,10 +84,10 @@ public enum ENScoringV1 {
         let total = ENRiskScore(max(0, min(255, fullRange.isNaN ? 0 : fullRange)).rounded(.down))
         let raw = rawAttenuationDurations(exposure.attenuationSegments, configuration: configuration)
         return ENExposureInfo(
-            attenuationDurations: raw.map { min(roundUpToMinute($0), maximumDuration) },
+            attenuationDurations: raw.map { min(UTCDay.roundedUpToMinute($0), maximumDuration) },
             attenuationValue: attenuation,
             date: exposure.date,
-            duration: min(roundUpToMinute(seconds), maximumDuration),
+            duration: min(UTCDay.roundedUpToMinute(seconds), maximumDuration),
             totalRiskScore: total,
             totalRiskScoreFullRange: fullRange,
             transmissionRiskLevel: exposure.transmissionRiskLevel,
@@ -169,13 +169,4 @@ public enum ENScoringV1 {
         return durations
     }
 
-    static func roundUpToMinute(_ seconds: TimeInterval) -> TimeInterval {
-        (seconds / 60).rounded(.up) * 60
-    }
-
-    static func wholeDays(from date: Date, to now: Date) -> Int {
-        let days = (now.timeIntervalSince(date) / 86_400).rounded(.down)
-        guard days.isFinite, days > 0 else { return 0 }
-        return Int(min(days, Double(Int32.max)))
-    }
 }

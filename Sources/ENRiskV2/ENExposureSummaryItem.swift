@@ -1,3 +1,4 @@
+import ENCore
 public import Foundation
 
 /// The scores of a day's windows, in total or of one report type (Apple's `ENExposureSummaryItem`).
@@ -22,6 +23,6 @@ public struct ENExposureSummaryItem: Hashable, Sendable {
 
     /// Rounds a value up to the next multiple of 60 seconds, as Apple does for every summary value.
     public static func roundedUpToMinute(_ seconds: Double) -> Double {
-        (seconds / 60).rounded(.up) * 60
+        UTCDay.roundedUpToMinute(seconds)
     }
 }

@@ -107,8 +107,7 @@ public enum ENScoringV2 {
     ) -> ENExposureWindowScore? {
         let threshold = configuration.daysSinceLastExposureThreshold
         if threshold >= 1 {
-            let days = (now.timeIntervalSince(window.date) / 86_400).rounded(.down)
-            if days > Double(threshold) { return nil }
+            if UTCDay.wholeDays(from: window.date, to: now) > threshold { return nil }
         }
         let reportType = configuration.mappedReportType(window.diagnosisReportType)
         guard window.infectiousness != .none, reportType != .unknown else { return nil }
@@ -135,23 +134,17 @@ public enum ENScoringV2 {
         var days: [Int64: DayAccumulator] = [:]
         for window in windows {
             guard let score = score(of: window, configuration: configuration, now: now) else { continue }
-            let day = dayNumber(of: window.date)
+            let day = UTCDay.number(of: window.date)
             days[day, default: DayAccumulator()].add(score)
         }
         return days.keys.sorted().map { day in
-            days[day]!.summary(date: Date(timeIntervalSince1970: Double(day) * 86_400))
+            days[day]!.summary(date: Date(timeIntervalSince1970: Double(day) * UTCDay.seconds))
         }
     }
 
     /// The UTC midnight that starts the day of `date`.
     public static func utcDay(of date: Date) -> Date {
-        Date(timeIntervalSince1970: Double(dayNumber(of: date)) * 86_400)
-    }
-
-    static func dayNumber(of date: Date) -> Int64 {
-        let seconds = date.timeIntervalSince1970
-        guard seconds.isFinite else { return 0 }
-        return Int64((max(min(seconds, 1e15), -1e15) / 86_400).rounded(.down))
+        UTCDay.start(of: date)
     }
 }
 
