@@ -103,32 +103,58 @@ const cen_salt_pads *cen_zero_salt_pads(void) {
 }
 
 void cen_hkdf_rpik_portable(const uint8_t key_data[16], uint8_t rpik[16]) {
+    const uint8_t *const keys[1] = {key_data};
+    uint8_t *const out[1] = {rpik};
+    cen_hkdf_rpik_portable_n(keys, out, 1);
+}
+
+// Up to 4 keys, each step's compressions for all keys issued back to back. A single SHA-256 compression is
+// one long dependency chain (SHA-NI rounds wait on each other), so one key at a time leaves most of the
+// core idle; the compressions of different keys are independent, and the out-of-order core overlaps
+// consecutive SHA256_Transform calls (measured on this VM: 6 compressions cost 254 ns for one key at a
+// time, 180-185 ns per key with 2 to 4 keys interleaved).
+void cen_hkdf_rpik_portable_n(const uint8_t *const key_data[4], uint8_t *const rpik[4], int n) {
     // The SHA256_CTX values serve only as chaining values (h) for SHA256_Transform.
     const cen_salt_pads *pads = cen_zero_salt_pads();
-    uint8_t block[64];
-    SHA256_CTX inner, prk, expand_inner, expand_outer;
+    uint8_t block[4][64];
+    SHA256_CTX inner[4], prk[4], expand_inner[4], expand_outer[4];
+    if (n < 1) return;
+    if (n > 4) n = 4;
 
     // Extract: PRK = HMAC(zero salt, TEK).
-    memcpy(inner.h, pads->inner, 32);
-    cen_hkdf_block_extract_inner(block, key_data);
-    SHA256_Transform(&inner, block);
-    memcpy(prk.h, pads->outer, 32);
-    cen_hkdf_block_digest(block, inner.h);
-    SHA256_Transform(&prk, block);
+    for (int l = 0; l < n; l++) {
+        memcpy(inner[l].h, pads->inner, 32);
+        cen_hkdf_block_extract_inner(block[l], key_data[l]);
+        SHA256_Transform(&inner[l], block[l]);
+    }
+    for (int l = 0; l < n; l++) {
+        memcpy(prk[l].h, pads->outer, 32);
+        cen_hkdf_block_digest(block[l], inner[l].h);
+        SHA256_Transform(&prk[l], block[l]);
+    }
 
-    // Expand: T1 = HMAC(PRK, "EN-RPIK" || 0x01).
-    memcpy(expand_inner.h, cen_sha256_iv, 32);
-    cen_hkdf_block_pad(block, prk.h, 0x36);
-    SHA256_Transform(&expand_inner, block);
-    cen_hkdf_block_info(block);
-    SHA256_Transform(&expand_inner, block);
-    memcpy(expand_outer.h, cen_sha256_iv, 32);
-    cen_hkdf_block_pad(block, prk.h, 0x5c);
-    SHA256_Transform(&expand_outer, block);
-    cen_hkdf_block_digest(block, expand_inner.h);
-    SHA256_Transform(&expand_outer, block);
+    // Expand: T1 = HMAC(PRK, "EN-RPIK" || 0x01). The ipad and opad blocks of one key are independent too.
+    for (int l = 0; l < n; l++) {
+        memcpy(expand_inner[l].h, cen_sha256_iv, 32);
+        cen_hkdf_block_pad(block[l], prk[l].h, 0x36);
+        SHA256_Transform(&expand_inner[l], block[l]);
+    }
+    for (int l = 0; l < n; l++) {
+        memcpy(expand_outer[l].h, cen_sha256_iv, 32);
+        cen_hkdf_block_pad(block[l], prk[l].h, 0x5c);
+        SHA256_Transform(&expand_outer[l], block[l]);
+    }
+    for (int l = 0; l < n; l++) {
+        cen_hkdf_block_info(block[l]);
+        SHA256_Transform(&expand_inner[l], block[l]);
+    }
+    for (int l = 0; l < n; l++) {
+        cen_hkdf_block_digest(block[l], expand_inner[l].h);
+        SHA256_Transform(&expand_outer[l], block[l]);
+    }
 
-    cen_store_be32(rpik, expand_outer.h, 4);
+    for (int l = 0; l < n; l++) cen_store_be32(rpik[l], expand_outer[l].h, 4);
     memset(block, 0, sizeof block);
-    memset(&prk, 0, sizeof prk);
+    memset(prk, 0, sizeof prk);
+    memset(inner, 0, sizeof inner);
 }

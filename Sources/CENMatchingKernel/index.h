@@ -22,6 +22,10 @@ struct cen_index {
     uint32_t *observation_interval;  // their intervals, same order
     uint32_t *intervals;             // distinct observed intervals, sorted
     size_t interval_count;
+    // When the observed intervals span at most CEN_OCCUPANCY_SPAN intervals: occupied_before[k] is the number
+    // of distinct observed intervals below intervals[0] + k, for k in 0...span (NULL otherwise).
+    uint32_t *occupied_before;
+    uint64_t occupancy_span;
     size_t distinct;
     size_t memory;
 };
@@ -38,9 +42,11 @@ static inline uint64_t cen_index_filter_mask(uint64_t low) {
     return ((uint64_t)1 << (low & 63)) | ((uint64_t)1 << ((low >> 6) & 63));
 }
 
-static inline int cen_index_filter_test(const cen_index *index, uint64_t low) {
-    const uint64_t mask = cen_index_filter_mask(low);
-    return (index->filter[cen_index_filter_word(index, low)] & mask) == mask;
+/// Bit 0 is set when both of the identifier's bits are set in its word (the other bits are garbage): two
+/// variable shifts whose counts the CPU already takes modulo 64, no mask to build.
+static inline uint64_t cen_index_filter_bit(const cen_index *index, uint64_t low) {
+    const uint64_t word = index->filter[cen_index_filter_word(index, low)];
+    return (word >> (low & 63)) & (word >> ((low >> 6) & 63));
 }
 
 static inline size_t cen_index_slot_of(const cen_index *index, uint64_t low, uint64_t high) {
@@ -58,8 +64,20 @@ static inline cen_slot *cen_index_find_slot(const cen_index *index, uint64_t low
     }
 }
 
-/// Whether any observation lies in [first, end): the first observed interval >= first, then whether it is < end.
+/// The widest interval span (about 1.2 years) answered from the prefix counts; wider spans (sightings with
+/// far-apart clocks) fall back to a binary search.
+#define CEN_OCCUPANCY_SPAN ((uint64_t)1 << 16)
+
+/// Whether any observation lies in [first, end): two loads from the prefix counts, or (for a very wide
+/// span) the first observed interval >= first by binary search, then whether it is < end.
 static inline int cen_index_observed_between(const cen_index *index, uint64_t first, uint64_t end) {
+    if (index->interval_count == 0) return 0;
+    if (index->occupied_before) {
+        const uint64_t base = index->intervals[0];
+        const uint64_t lo = first > base ? first - base : 0;
+        const uint64_t hi = end > base ? (end - base < index->occupancy_span ? end - base : index->occupancy_span) : 0;
+        return lo < hi && index->occupied_before[hi] != index->occupied_before[lo];
+    }
     size_t lo = 0, hi = index->interval_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

@@ -27,6 +27,8 @@ void cen_sha256_compress_portable(uint32_t state[8], const uint8_t block[64]);
 
 /// RPIK for one key through cen_sha256_compress_portable (6 compressions).
 void cen_hkdf_rpik_portable(const uint8_t key_data[16], uint8_t rpik[16]);
+/// RPIKs for `n` (1 to 4) keys through cen_sha256_compress_portable, each step's compressions interleaved.
+void cen_hkdf_rpik_portable_n(const uint8_t *const key_data[4], uint8_t *const rpik[4], int n);
 
 /// Builds the message blocks of the HKDF steps (shared by every level).
 void cen_hkdf_block_extract_inner(uint8_t block[64], const uint8_t key_data[16]);

@@ -129,7 +129,7 @@ static void derive_rpiks(cen_worker *w, const uint8_t *const key_data[4], uint8_
         return;
     }
 #endif
-    for (int l = 0; l < n; l++) cen_hkdf_rpik_portable(key_data[l], rpik[l]);
+    cen_hkdf_rpik_portable_n(key_data, rpik, n);
 }
 
 int cen_worker_derive_rpiks(cen_worker *w, const uint8_t *key_data, size_t count, uint8_t *rpiks) {
@@ -165,34 +165,58 @@ static int append_hit(cen_worker *w, uint32_t key, uint32_t observation, uint32_
     return 0;
 }
 
-/// Probes the identifiers of one key: bit tests in branch-free groups of 8, the exact table only for the
-/// flagged ones, the interval window only for exact hits.
-static inline __attribute__((always_inline)) int probe(cen_worker *w, const cen_index *index, const cen_key *key, uint32_t key_index) {
+/// The flagged group of 8 identifiers starting at `i`: the exact table for each identifier the filter passes,
+/// the interval window only on exact hits. Kept out of line so that the hot loop holds nothing for it.
+static __attribute__((noinline, cold)) int probe_group(cen_worker *w, const cen_index *index, const cen_key *key,
+                                                       uint32_t key_index, uint32_t i) {
     const uint8_t *ids = w->identifiers;
     const uint32_t period = key->rolling_period;
+    unsigned flags = 0;
+    for (unsigned j = 0; j < 8; j++) {
+        uint64_t low;
+        memcpy(&low, ids + 16 * (i + j), 8);
+        flags |= (unsigned)(cen_index_filter_bit(index, low) & 1) << j;
+    }
+    if (period - i < 8) flags &= (1u << (period - i)) - 1;
+    while (flags) {
+        unsigned j = (unsigned)__builtin_ctz(flags);
+        flags &= flags - 1;
+        uint64_t low, high;
+        memcpy(&low, ids + 16 * (i + j), 8);
+        memcpy(&high, ids + 16 * (i + j) + 8, 8);
+        const cen_slot *slot = cen_index_find_slot(index, low, high);
+        if (slot->count == 0) continue;
+        const uint64_t derived = (uint64_t)key->rolling_start + i + j;
+        for (uint32_t k = slot->first; k < slot->first + slot->count; k++) {
+            const uint64_t observed = index->observation_interval[k];
+            if (observed + CEN_TOLERANCE_INTERVALS >= derived && observed <= derived + CEN_TOLERANCE_INTERVALS) {
+                if (append_hit(w, key_index, index->observation_index[k], (uint32_t)derived) != 0) return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/// Probes the identifiers of one key: the filter's two bits of 8 identifiers at a time, AND-ed per identifier
+/// and OR-ed over the group with no branch; only a flagged group (a few per cent of them) is looked at
+/// identifier by identifier.
+static inline __attribute__((always_inline)) int probe(cen_worker *w, const cen_index *index, const cen_key *key, uint32_t key_index) {
+    const uint8_t *ids = w->identifiers;
+    const uint64_t *filter = index->filter;
+    const unsigned shift = index->filter_shift;
+    const uint32_t period = key->rolling_period;
+    // A last group may read identifiers past the period (stale, but inside the 144-entry buffer); probe_group
+    // masks their flags off.
     for (uint32_t i = 0; i < period; i += 8) {
-        unsigned flags = 0;
+        uint64_t any = 0;
         for (unsigned j = 0; j < 8; j++) {
             uint64_t low;
             memcpy(&low, ids + 16 * (i + j), 8);
-            flags |= (unsigned)cen_index_filter_test(index, low) << j;
+            const uint64_t word = filter[low >> shift];
+            any |= (word >> (low & 63)) & (word >> ((low >> 6) & 63));
         }
-        if (period - i < 8) flags &= (1u << (period - i)) - 1;
-        while (flags) {
-            unsigned j = (unsigned)__builtin_ctz(flags);
-            flags &= flags - 1;
-            uint64_t low, high;
-            memcpy(&low, ids + 16 * (i + j), 8);
-            memcpy(&high, ids + 16 * (i + j) + 8, 8);
-            const cen_slot *slot = cen_index_find_slot(index, low, high);
-            if (slot->count == 0) continue;
-            const uint64_t derived = (uint64_t)key->rolling_start + i + j;
-            for (uint32_t k = slot->first; k < slot->first + slot->count; k++) {
-                const uint64_t observed = index->observation_interval[k];
-                if (observed + CEN_TOLERANCE_INTERVALS >= derived && observed <= derived + CEN_TOLERANCE_INTERVALS) {
-                    if (append_hit(w, key_index, index->observation_index[k], (uint32_t)derived) != 0) return -1;
-                }
-            }
+        if (__builtin_expect(any & 1, 0)) {
+            if (probe_group(w, index, key, key_index, i) != 0) return -1;
         }
     }
     return 0;
@@ -206,7 +230,7 @@ static inline __attribute__((always_inline)) int key_may_match(const cen_index *
 
 static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const cen_index *index, const cen_key *keys,
                                                             size_t count, uint32_t first_key_index) {
-    const int group = w->level == CEN_LEVEL_PORTABLE ? 1 : 4;
+    const int group = 4;  // HKDF for 4 keys at a time on every level (interleaved compressions)
     size_t next = 0;
     uint8_t rpik[4][16] __attribute__((aligned(16)));
     uint8_t *const out[4] = {rpik[0], rpik[1], rpik[2], rpik[3]};

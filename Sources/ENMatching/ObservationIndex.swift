@@ -40,4 +40,10 @@ final class ObservationIndex: @unchecked Sendable {
 
     /// The bytes the index occupies.
     var memoryBytes: Int { cen_index_memory_bytes(pointer) }
+
+    /// Whether any sighting's interval lies in `first ..< end` (the question that skips keys before any
+    /// cryptography).
+    func hasObservation(in range: Range<UInt64>) -> Bool {
+        cen_index_has_observation_in(pointer, range.lowerBound, range.upperBound) != 0
+    }
 }
