@@ -102,6 +102,26 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
 }
 
 extension ENTemporaryExposureKey {
+    /// Creates a key from key bytes read in place (a file's buffer), without an intermediate `Data`: 16 bytes
+    /// are copied inline. For the package's decoders, which read millions of keys. Nothing is checked here.
+    package init(
+        keyDataBytes: UnsafeRawBufferPointer,
+        rollingStartNumber: ENIntervalNumber,
+        rollingPeriod: UInt32,
+        transmissionRiskLevel: ENRiskLevel,
+        diagnosisReportType: ENDiagnosisReportType,
+        daysSinceOnsetOfSymptoms: Int,
+        variantOfConcern: ENVariantOfConcernType
+    ) {
+        self.storage = KeyBytes(keyDataBytes)
+        self.rollingStartNumber = rollingStartNumber
+        self.rollingPeriod = rollingPeriod
+        self.transmissionRiskLevel = transmissionRiskLevel
+        self.diagnosisReportType = diagnosisReportType
+        self.daysSinceOnsetOfSymptoms = daysSinceOnsetOfSymptoms
+        self.variantOfConcern = variantOfConcern
+    }
+
     /// The 16 key bytes as two little-endian words (bytes 0..<8 and 8..<16), or nil when the key data is not
     /// 16 bytes. For the package's hot paths (matching reads millions of keys), which must not pay for `Data`.
     package var keyDataWords: (low: UInt64, high: UInt64)? {

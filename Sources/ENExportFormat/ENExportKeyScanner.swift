@@ -153,7 +153,7 @@ public struct ENExportKeyScanner: Sendable {
             case 1:
                 try reader.expect(wireType, .lengthDelimited, "key_data", context)
                 let bytes = try reader.readLengthDelimited(context)
-                raw.keyData = Data(UnsafeRawBufferPointer(rebasing: buffer[bytes]))
+                raw.keyData = .borrowed(UnsafeRawBufferPointer(rebasing: buffer[bytes]))
             case 2:
                 try reader.expect(wireType, .varint, "transmission_risk_level", context)
                 raw.transmissionRiskLevel = try reader.readInt32(context)

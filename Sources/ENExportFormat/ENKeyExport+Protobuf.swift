@@ -126,7 +126,7 @@ extension RawExportKey {
             }
         }
         self.init(
-            keyData: message.hasKeyData ? message.keyData : nil,
+            keyData: message.hasKeyData ? .copied(message.keyData) : nil,
             transmissionRiskLevel: message.hasTransmissionRiskLevel ? message.transmissionRiskLevel : nil,
             rollingStartIntervalNumber: message.hasRollingStartIntervalNumber
                 ? message.rollingStartIntervalNumber : nil,

@@ -6,7 +6,22 @@ import Foundation
 /// Both decoders (swift-protobuf for whole messages, `WireReader` for the streaming scanner) fill this and
 /// call `makeKey(section:index:)`, so that the two agree on every effective value and every refusal.
 struct RawExportKey {
-    var keyData: Data?
+    /// key_data: a decoded message's `Data`, or the bytes in place in the file's buffer (the streaming
+    /// scanner, which then copies 16 bytes into the key and allocates nothing per key). A borrowed value is
+    /// valid only inside the closure that lends the buffer, where the scanner builds the key at once.
+    enum KeyData {
+        case copied(Data)
+        case borrowed(UnsafeRawBufferPointer)
+
+        var count: Int {
+            switch self {
+            case .copied(let data): data.count
+            case .borrowed(let bytes): bytes.count
+            }
+        }
+    }
+
+    var keyData: KeyData?
     var transmissionRiskLevel: Int32?
     var rollingStartIntervalNumber: Int32?
     var rollingPeriod: Int32?
@@ -46,15 +61,22 @@ struct RawExportKey {
         if let dsos = daysSinceOnsetOfSymptoms, ENTemporaryExposureKey.daysSinceOnsetRange.contains(Int(dsos)) {
             days = Int(dsos)
         }
-        let key = ENTemporaryExposureKey(
-            keyData: keyData,
-            rollingStartNumber: ENIntervalNumber(rawValue: UInt32(start)),
-            rollingPeriod: UInt32(period),
-            transmissionRiskLevel: ENRiskLevel(risk),
-            diagnosisReportType: reportType ?? .unknown,
-            daysSinceOnsetOfSymptoms: days,
-            variantOfConcern: variant ?? .unknown
-        )
+        func key(_ bytes: UnsafeRawBufferPointer) -> ENTemporaryExposureKey {
+            ENTemporaryExposureKey(
+                keyDataBytes: bytes,
+                rollingStartNumber: ENIntervalNumber(rawValue: UInt32(start)),
+                rollingPeriod: UInt32(period),
+                transmissionRiskLevel: ENRiskLevel(risk),
+                diagnosisReportType: reportType ?? .unknown,
+                daysSinceOnsetOfSymptoms: days,
+                variantOfConcern: variant ?? .unknown
+            )
+        }
+        let key =
+            switch keyData {
+            case .copied(let data): data.withUnsafeBytes { key($0) }
+            case .borrowed(let bytes): key(bytes)
+            }
         do {
             try key.validate()
         } catch {

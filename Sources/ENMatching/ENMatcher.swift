@@ -72,26 +72,40 @@ public final class ENMatcher: Sendable {
         let threadCount = min(max(1, options.threadCount), ENMatchingOptions.maximumThreadCount)
         let kernel = options.kernel ?? .best
         let workers = try KernelWorkers(kernel: kernel, count: threadCount, genericLoop: options.usesGenericLoop)
-        let batch = KeyBatch(capacity: min(max(1, options.batchSize), 1 << 20))
+        let capacity = min(max(1, options.batchSize), 1 << 20)
+        // Two batches: the threads match one while the calling thread reads the input into the other, so that
+        // reading (decompressing and decoding files, for example) overlaps matching instead of pausing it.
+        var filling = KeyBatch(capacity: capacity)
+        var spare: KeyBatch? = KeyBatch(capacity: capacity)
+        var running: RunningBatch?
         var statistics = ENMatchingStatistics()
         statistics.kernel = kernel
         statistics.threadCount = threadCount
         statistics.distinctIdentifiers = index.distinctCount
         var collector = MatchCollector()
         var batchBase = 0
+        // Never leave threads working on a batch this call no longer owns.
+        defer { running?.done.wait() }
 
-        func runBatch() throws(ENError) {
-            if options.isCancelled?() == true || Task.isCancelled {
-                throw ENError(.invalidated, "matching was cancelled after \(batchBase) keys")
+        /// Waits for the running batch and takes its matches.
+        func finishRunning() throws(ENError) {
+            guard let batch = running else { return }
+            running = nil
+            batch.done.wait()
+            spare = batch.keys
+            if batch.state.failed.load(ordering: .relaxed) {
+                throw .internal("the \(workers.kernel) matching kernel failed (out of memory or OpenSSL error)")
             }
-            let counts = try processBatch(batch, workers: workers, threadCount: threadCount, options: options)
-            statistics.keysReceived += batch.count
-            statistics.keysIgnored += counts.ignored
-            statistics.keysRevoked += counts.revoked
+            if batch.state.cancelled.load(ordering: .relaxed) {
+                throw ENError(.invalidated, "matching was cancelled")
+            }
+            statistics.keysReceived += batch.keys.count
+            statistics.keysIgnored += batch.state.ignored.load(ordering: .relaxed)
+            statistics.keysRevoked += batch.state.revoked.load(ordering: .relaxed)
             for worker in workers.workers {
                 let hits = UnsafeBufferPointer(start: cen_worker_hits(worker), count: cen_worker_hit_count(worker))
                 for hit in hits {
-                    let key = batch.key(at: Int(hit.key_index))
+                    let key = batch.keys.key(at: Int(hit.key_index))
                     collector.add(
                         ordinal: batchBase + Int(hit.key_index), key: key,
                         sightingIndex: Int(hit.observation_index),
@@ -99,50 +113,67 @@ public final class ENMatcher: Sendable {
                 }
                 cen_worker_clear_hits(worker)
             }
-            batchBase += batch.count
-            batch.removeAll()
+            batchBase += batch.keys.count
+            batch.keys.removeAll()
             options.progress?(ENMatchingProgress(keysProcessed: batchBase, keysMatched: collector.occurrenceCount))
+        }
+
+        /// Hands the filled batch to the threads (after the previous one is done: the workers are shared).
+        func launchFilled() throws(ENError) {
+            try finishRunning()
+            if options.isCancelled?() == true || Task.isCancelled {
+                throw ENError(.invalidated, "matching was cancelled after \(batchBase) keys")
+            }
+            running = startBatch(filling, workers: workers, threadCount: threadCount, options: options)
+            guard let next = spare else { preconditionFailure("no free batch while one is running") }
+            spare = nil
+            filling = next
         }
 
         for chunk in keyChunks {
             var offset = chunk.startIndex
             while offset < chunk.endIndex {
-                let take = min(chunk.endIndex - offset, batch.capacity - batch.count)
-                batch.append(chunk, range: offset..<(offset + take))
+                let take = min(chunk.endIndex - offset, filling.capacity - filling.count)
+                filling.append(chunk, range: offset..<(offset + take))
                 offset += take
-                if batch.isFull { try runBatch() }
+                if filling.isFull { try launchFilled() }
             }
         }
-        if batch.count > 0 { try runBatch() }
+        if filling.count > 0 { try launchFilled() }
+        try finishRunning()
 
         statistics.keysDerived = workers.keysDerived
         let matches = try collector.finish(sightings: sightings, statistics: &statistics)
         return ENMatchingResult(matches: matches, statistics: statistics)
     }
 
-    /// Runs the kernel over one batch on `threadCount` threads; threads take groups of keys from a shared
-    /// counter until none are left.
-    private func processBatch(
+    /// Starts the threads on one batch, in the background; they take groups of keys from a shared counter until
+    /// none are left.
+    private func startBatch(
         _ batch: KeyBatch, workers: KernelWorkers, threadCount: Int, options: ENMatchingOptions
-    ) throws(ENError) -> (ignored: Int, revoked: Int) {
-        let shared = BatchState(batch: batch, index: index.pointer, isCancelled: options.isCancelled)
+    ) -> RunningBatch {
+        let state = BatchState(batch: batch, index: index.pointer, isCancelled: options.isCancelled)
         let groups = (batch.count + Self.groupSize - 1) / Self.groupSize
         let participants = min(threadCount, groups)
-        if participants <= 1 {
-            shared.work(worker: workers.workers[0], groups: groups)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: participants) { participant in
-                shared.work(worker: workers.workers[participant], groups: groups)
+        let done = DispatchGroup()
+        DispatchQueue.global(qos: .userInitiated).async(group: done) {
+            if participants <= 1 {
+                state.work(worker: workers.workers[0], groups: groups)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: participants) { participant in
+                    state.work(worker: workers.workers[participant], groups: groups)
+                }
             }
         }
-        if shared.failed.load(ordering: .relaxed) {
-            throw .internal("the \(workers.kernel) matching kernel failed (out of memory or OpenSSL error)")
-        }
-        if shared.cancelled.load(ordering: .relaxed) {
-            throw ENError(.invalidated, "matching was cancelled")
-        }
-        return (shared.ignored.load(ordering: .relaxed), shared.revoked.load(ordering: .relaxed))
+        return RunningBatch(keys: batch, state: state, done: done)
     }
+}
+
+/// A batch the threads are working on.
+private struct RunningBatch {
+    let keys: KeyBatch
+    let state: BatchState
+    let done: DispatchGroup
 }
 
 /// What the threads of one batch share.

@@ -10,7 +10,7 @@ public struct ENMatchingOptions: Sendable {
     public var kernel: ENMatchingKernel?
     /// Keys read from the input before the threads work on them (bounds memory when keys are streamed).
     public var batchSize: Int
-    /// Called on the matching thread after each batch.
+    /// Called on the calling thread (the one that reads the input) each time a batch has been matched.
     public var progress: (@Sendable (ENMatchingProgress) -> Void)?
     /// Polled by every thread between small groups of keys; returning true stops the run, which then throws
     /// `ENError.Code.invalidated`. The run also stops when the calling task is cancelled.

@@ -120,6 +120,58 @@ struct MatchingOptionsTests {
         #expect(seen.last?.keysMatched == 200)
     }
 
+    /// What a lazily produced input saw: the threads that read it and how far reading ran ahead of matching.
+    final class ReadRecorder: Sendable {
+        let processed = Mutex(0)
+        let seen = Mutex<(threads: Set<ObjectIdentifier>, largestLead: Int)>(([], 0))
+    }
+
+    /// A lazily produced input that records, at each chunk it hands out, the thread and how far reading is
+    /// ahead of the matched keys.
+    struct RecordingChunks: Sequence, IteratorProtocol {
+        let chunks: [[ENTemporaryExposureKey]]
+        let recorder: ReadRecorder
+        var position = 0
+        var read = 0
+
+        mutating func next() -> [ENTemporaryExposureKey]? {
+            guard position < chunks.count else { return nil }
+            let lead = read - recorder.processed.withLock { $0 }
+            recorder.seen.withLock { seen in
+                seen.threads.insert(ObjectIdentifier(Thread.current))
+                seen.largestLead = Swift.max(seen.largestLead, lead)
+            }
+            defer { position += 1 }
+            read += chunks[position].count
+            return chunks[position]
+        }
+    }
+
+    @Test("streamed input is read on the calling thread, at most two batches ahead of the matching")
+    func streamingReadsAhead() throws {
+        let (keys, sightings) = try Self.keysAndSightings()
+        let matcher = try ENMatcher(sightings: sightings)
+        let expected = try matcher.match(keys, options: .init(threadCount: 1))
+        for threads in [1, 2, 3] {
+            let recorder = ReadRecorder()
+            let input = RecordingChunks(
+                chunks: stride(from: 0, to: keys.count, by: 7).map { Array(keys[$0..<min($0 + 7, keys.count)]) },
+                recorder: recorder)
+            let result = try matcher.match(
+                keyChunks: input,
+                options: .init(
+                    threadCount: threads, batchSize: 20,
+                    progress: { p in recorder.processed.withLock { $0 = p.keysProcessed } }))
+            #expect(result.matches.map(\.key) == expected.matches.map(\.key))
+            #expect(result.matchedSightingCount == expected.matchedSightingCount)
+            let seen = recorder.seen.withLock { $0 }
+            #expect(seen.threads == [ObjectIdentifier(Thread.current)], "read on the calling thread only")
+            // One batch being matched and one being filled: reading never runs further ahead.
+            #expect(seen.largestLead <= 2 * 20, "read \(seen.largestLead) keys ahead with \(threads) threads")
+            #expect(seen.largestLead > 20, "reading overlaps the matching")
+        }
+    }
+
     @Test("cancellation stops the run with invalidated")
     func cancellation() throws {
         let (keys, sightings) = try Self.keysAndSightings()
