@@ -29,6 +29,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        // zlib, for inflating export files in one pass (ZIPFoundation writes them).
+        .systemLibrary(name: "CENZlib", providers: [.apt(["zlib1g-dev"])]),
         // Hand-written multi-buffer SHA-256 / wide AES for the matcher. No unsafe flags (they would make the
         // package unusable as a dependency): CPU features are enabled per function and dispatched at run time.
         .target(name: "CENMatchingKernel", dependencies: ["CLibCrypto"]),
@@ -39,7 +41,7 @@ let package = Package(
         .target(
             name: "ENExportFormat",
             dependencies: [
-                "ENCore", "ENCrypto",
+                "ENCore", "ENCrypto", "CENZlib",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],

@@ -4,7 +4,7 @@
 #
 #   libssl-dev      OpenSSL 3 libcrypto headers (ENCrypto)            pkg-config: libcrypto
 #   libsqlite3-dev  SQLite (ENStore, through GRDB)                    pkg-config: sqlite3
-#   zlib1g-dev      zlib (ZIPFoundation's deflate)                     pkg-config: zlib
+#   zlib1g-dev      zlib (reading export zips; ZIPFoundation's deflate) pkg-config: zlib
 #   pkg-config      how SwiftPM finds the three above
 #   openssl         the command-line tool the tests use as an outside signature verifier
 #   protobuf-compiler  protoc, which the tests use as an outside decoder of written export files

@@ -1,8 +1,10 @@
+internal import CENZlib
 import ENCore
 import Foundation
 internal import ZIPFoundation
 
-/// Reads and writes the zip container of an export file with ZIPFoundation, with the limits applied.
+/// Reads the zip container of an export file (own bounds-checked directory reading, zlib inflation), with the
+/// limits applied, and writes it with ZIPFoundation.
 enum ZipContainer {
     /// Whether `data` starts with a zip local-file or end-of-central-directory signature.
     static func looksLikeZip(_ data: Data) -> Bool {
@@ -13,7 +15,7 @@ enum ZipContainer {
 
     /// Reads `<name>.bin` and `<name>.sig` from a zip, refusing anything else.
     static func read(_ data: Data, limits: ENExportLimits) throws(ENError) -> (bin: Data, sig: Data) {
-        // Structure first, with every offset bounds-checked, so that ZIPFoundation only sees sane archives.
+        // Structure first, with every offset bounds-checked.
         // Sizes come from the central directory: every real file sets flag bit 3 (sizes in a data descriptor,
         // zero in the local header).
         let directory = try ZipDirectory(data, maximumEntries: 2)
@@ -46,54 +48,71 @@ enum ZipContainer {
             }
         }
 
-        let archive: Archive
-        do {
-            archive = try Archive(data: data, accessMode: .read)
-        } catch {
-            throw .badFormat("not a readable zip archive (\(error))")
-        }
-        guard let binEntry = archive[binName], let sigEntry = archive[sigName], binEntry.type == .file,
-            sigEntry.type == .file
+        guard let binEntry = directory.entries.first(where: { $0.name == binName }),
+            let sigEntry = directory.entries.first(where: { $0.name == sigName })
         else {
             throw .badFormat("zip entries \"\(binName)\" and \"\(sigName)\" cannot be read")
         }
-        let bin = try extract(binEntry, from: archive, limit: limits.maximumExportBinarySize)
-        let sig = try extract(sigEntry, from: archive, limit: limits.maximumSignatureFileSize)
+        let bin = try extract(binEntry, from: data, limit: limits.maximumExportBinarySize)
+        let sig = try extract(sigEntry, from: data, limit: limits.maximumSignatureFileSize)
         return (bin, sig)
     }
 
-    /// Inflates one entry, refusing a declared size over `limit` before starting and stopping as soon as the
-    /// produced bytes pass the declared size (or the limit).
-    private static func extract(_ entry: Entry, from archive: Archive, limit: Int) throws(ENError) -> Data {
+    /// Inflates one entry in a single zlib call into a buffer of its declared size (plus one byte, to notice
+    /// more): a declared size over `limit` is refused before anything is allocated, and inflation stops as
+    /// soon as the output passes the declared size. The CRC-32 must match the central directory's.
+    private static func extract(_ entry: ZipDirectory.Entry, from data: Data, limit: Int) throws(ENError) -> Data {
         let declared = entry.uncompressedSize
         guard declared <= UInt64(limit) else {
-            throw .badFormat("zip entry \"\(entry.path)\" declares \(declared) bytes, over the limit of \(limit)")
+            throw .badFormat("zip entry \"\(entry.name)\" declares \(declared) bytes, over the limit of \(limit)")
         }
         let bound = Int(declared)
-        var output = Data()
-        output.reserveCapacity(bound)
-        let checksum: CRC32
-        do {
-            checksum = try archive.extract(entry, bufferSize: 64 << 10, skipCRC32: false) { chunk in
-                guard output.count + chunk.count <= bound else { throw InflationOverrun() }
-                output.append(chunk)
+        let compressed = entry.dataOffset..<(entry.dataOffset + Int(entry.compressedSize))
+        var output: Data
+        if entry.method == 0 {
+            guard entry.compressedSize == declared else {
+                throw .badFormat(
+                    "zip entry \"\(entry.name)\" is stored with \(entry.compressedSize) bytes, declared \(declared)")
             }
-        } catch is InflationOverrun {
-            throw .badFormat(
-                "zip entry \"\(entry.path)\" inflates to more than its declared \(declared) bytes (a zip bomb?)")
-        } catch {
-            throw .badFormat("zip entry \"\(entry.path)\" cannot be inflated (\(error))")
+            output = Data(data[(data.startIndex + compressed.lowerBound)..<(data.startIndex + compressed.upperBound)])
+        } else {
+            output = Data(count: bound + 1)
+            var produced = 0
+            let status = try data.withBytes { input in
+                output.withUnsafeMutableBytes { out in
+                    CENZlib_inflate_raw(
+                        input.baseAddress! + compressed.lowerBound, compressed.count, out.baseAddress!, out.count,
+                        &produced)
+                }
+            }
+            switch status {
+            case CENZLIB_OK:
+                break
+            case CENZLIB_OVERRUN:
+                throw .badFormat(
+                    "zip entry \"\(entry.name)\" inflates to more than its declared \(declared) bytes (a zip bomb?)")
+            case CENZLIB_TRUNCATED:
+                throw .badFormat("zip entry \"\(entry.name)\" cannot be inflated (its DEFLATE data is truncated)")
+            case CENZLIB_DATA_ERROR:
+                throw .badFormat("zip entry \"\(entry.name)\" cannot be inflated (invalid DEFLATE data)")
+            default:
+                throw .badFormat("zip entry \"\(entry.name)\" cannot be inflated (zlib failed)")
+            }
+            guard produced <= bound else {
+                throw .badFormat(
+                    "zip entry \"\(entry.name)\" inflates to more than its declared \(declared) bytes (a zip bomb?)")
+            }
+            output.count = produced
         }
         guard output.count == bound else {
-            throw .badFormat("zip entry \"\(entry.path)\" inflates to \(output.count) bytes, declared \(declared)")
+            throw .badFormat("zip entry \"\(entry.name)\" inflates to \(output.count) bytes, declared \(declared)")
         }
+        let checksum = output.withUnsafeBytes { UInt32(truncatingIfNeeded: CENZlib_crc32(0, $0.baseAddress, $0.count)) }
         guard checksum == entry.checksum else {
-            throw .badFormat("zip entry \"\(entry.path)\" fails its CRC-32 check")
+            throw .badFormat("zip entry \"\(entry.name)\" fails its CRC-32 check")
         }
         return output
     }
-
-    private struct InflationOverrun: Error {}
 
     /// A zip with `export.bin` then `export.sig`, both DEFLATE-compressed.
     static func write(exportBinary: Data, signatureFile: Data) throws(ENError) -> Data {

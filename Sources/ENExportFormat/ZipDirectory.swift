@@ -1,12 +1,11 @@
 import ENCore
 import Foundation
 
-/// A bounds-checked reading of a zip's end-of-central-directory record, central directory and local headers,
-/// done before ZIPFoundation touches the bytes.
+/// A bounds-checked reading of a zip's end-of-central-directory record, central directory and local headers.
 ///
-/// ZIPFoundation trusts the offsets and sizes it reads: with an in-memory archive, an offset past the end
-/// traps, and a declared central-directory size is allocated as is. Every offset and size is checked here
-/// against the real length first, so ZIPFoundation only ever sees an archive whose structure is in bounds.
+/// Every offset and size is checked against the real length, so an entry's data range (`dataOffset`,
+/// `compressedSize`) is always inside the archive. (ZIPFoundation, which writes our zips, trusts the offsets it
+/// reads: with an in-memory archive an offset past the end traps; it is not used for reading.)
 struct ZipDirectory {
     struct Entry {
         var name: String
@@ -14,6 +13,10 @@ struct ZipDirectory {
         var method: UInt16
         var compressedSize: UInt64
         var uncompressedSize: UInt64
+        /// The CRC-32 of the uncompressed data, from the central directory.
+        var checksum: UInt32
+        /// Where the entry's (compressed) data starts: after its local header, name and extra field.
+        var dataOffset: Int
     }
 
     var entries: [Entry]
@@ -63,6 +66,7 @@ struct ZipDirectory {
             }
             let flags = u16(position + 8)
             let method = u16(position + 10)
+            let checksum = u32(position + 16)
             let compressedSize = UInt64(u32(position + 20))
             let uncompressedSize = UInt64(u32(position + 24))
             let nameLength = Int(u16(position + 28))
@@ -90,7 +94,7 @@ struct ZipDirectory {
             entries.append(
                 Entry(
                     name: name, flags: flags, method: method, compressedSize: compressedSize,
-                    uncompressedSize: uncompressedSize))
+                    uncompressedSize: uncompressedSize, checksum: checksum, dataOffset: dataOffset))
             position = next
         }
         return entries

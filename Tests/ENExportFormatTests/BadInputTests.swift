@@ -200,6 +200,51 @@ struct BadInputTests {
         }
     }
 
+    @Test("DEFLATE data that is invalid, truncated, shorter than declared or fails its CRC is refused")
+    func inflation() throws {
+        let bin = try ens.exportBinary
+        let sig = try #require(try ens.signatureFile)
+        func archive(_ binEntry: TestZip.Entry) throws -> ENExportArchive {
+            try ENExportArchive(data: TestZip.make([binEntry, .init(name: "export.sig", data: sig)]))
+        }
+        let deflated = TestZip.deflateStored(bin)
+        let declared = UInt32(bin.count)
+        // The control case: a deflated entry reads back exactly.
+        let good = try archive(
+            .init(name: "export.bin", data: deflated, declaredSize: declared, method: 8, checksummed: bin))
+        #expect(good.exportBinary == bin)
+
+        expectRefusal(containing: "DEFLATE data is truncated") {
+            _ = try archive(
+                .init(
+                    name: "export.bin", data: deflated.dropLast(5), declaredSize: declared, method: 8,
+                    checksummed: bin))
+        }
+        var reserved = deflated
+        reserved[0] = 0x07  // final block of the reserved type 3
+        expectRefusal(containing: "invalid DEFLATE data") {
+            _ = try archive(
+                .init(name: "export.bin", data: reserved, declaredSize: declared, method: 8, checksummed: bin))
+        }
+        expectRefusal(containing: "inflates to \(bin.count) bytes, declared \(bin.count + 10)") {
+            _ = try archive(
+                .init(name: "export.bin", data: deflated, declaredSize: declared + 10, method: 8, checksummed: bin))
+        }
+        expectRefusal(containing: "more than its declared \(bin.count - 1) bytes") {
+            _ = try archive(
+                .init(name: "export.bin", data: deflated, declaredSize: declared - 1, method: 8, checksummed: bin))
+        }
+        expectRefusal(containing: "fails its CRC-32 check") {
+            _ = try archive(
+                .init(
+                    name: "export.bin", data: deflated, declaredSize: declared, method: 8,
+                    checksummed: bin + Data([0])))
+        }
+        expectRefusal(containing: "is stored with \(bin.count) bytes, declared \(bin.count + 1)") {
+            _ = try archive(.init(name: "export.bin", data: bin, declaredSize: declared + 1))
+        }
+    }
+
     @Test("a missing or unreadable file is a parameter error naming the path")
     func missingFile() {
         expectRefusal(.badParameter, containing: "/nonexistent/export.zip") {
