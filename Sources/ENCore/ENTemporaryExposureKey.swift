@@ -54,13 +54,12 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
         daysSinceOnsetOfSymptoms: Int = ENDaysSinceOnsetOfSymptomsUnknown,
         variantOfConcern: ENVariantOfConcernType = .unknown
     ) {
-        self.storage = KeyBytes(keyData)
-        self.rollingStartNumber = rollingStartNumber
-        self.rollingPeriod = rollingPeriod
-        self.transmissionRiskLevel = transmissionRiskLevel
-        self.diagnosisReportType = diagnosisReportType
-        self.daysSinceOnsetOfSymptoms = daysSinceOnsetOfSymptoms
-        self.variantOfConcern = variantOfConcern
+        self = keyData.withUnsafeBytes { bytes in
+            ENTemporaryExposureKey(
+                keyDataBytes: bytes, rollingStartNumber: rollingStartNumber, rollingPeriod: rollingPeriod,
+                transmissionRiskLevel: transmissionRiskLevel, diagnosisReportType: diagnosisReportType,
+                daysSinceOnsetOfSymptoms: daysSinceOnsetOfSymptoms, variantOfConcern: variantOfConcern)
+        }
     }
 
     /// Whether the days since onset of symptoms are known.
