@@ -65,29 +65,47 @@ static inline cen_slot *cen_index_find_slot(const cen_index *index, uint64_t low
 }
 
 /// The widest interval span (about 1.2 years) answered from the prefix counts; wider spans (sightings with
-/// far-apart clocks) fall back to a binary search.
+/// far-apart clocks) fall back to a binary search. The prefix count of an interval is also its rank among the
+/// sorted distinct intervals, which gives the first and last observed interval of any range.
 #define CEN_OCCUPANCY_SPAN ((uint64_t)1 << 16)
 
-/// Whether any observation lies in [first, end): two loads from the prefix counts, or (for a very wide
-/// span) the first observed interval >= first by binary search, then whether it is < end.
-static inline int cen_index_observed_between(const cen_index *index, uint64_t first, uint64_t end) {
-    if (index->interval_count == 0) return 0;
+/// The number of distinct observed intervals below `x`: one load from the prefix counts, or (for a very wide
+/// span) a binary search over the sorted intervals.
+static inline size_t cen_index_intervals_below(const cen_index *index, uint64_t x) {
     if (index->occupied_before) {
         const uint64_t base = index->intervals[0];
-        const uint64_t lo = first > base ? first - base : 0;
-        const uint64_t hi = end > base ? (end - base < index->occupancy_span ? end - base : index->occupancy_span) : 0;
-        return lo < hi && index->occupied_before[hi] != index->occupied_before[lo];
+        if (x <= base) return 0;
+        if (x - base >= index->occupancy_span) return index->interval_count;
+        return index->occupied_before[x - base];
     }
     size_t lo = 0, hi = index->interval_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if ((uint64_t)index->intervals[mid] < first) {
+        if ((uint64_t)index->intervals[mid] < x) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return lo < index->interval_count && (uint64_t)index->intervals[lo] < end;
+    return lo;
+}
+
+/// Whether any observation lies in [first, end).
+static inline int cen_index_observed_between(const cen_index *index, uint64_t first, uint64_t end) {
+    if (index->interval_count == 0 || end <= first) return 0;
+    return cen_index_intervals_below(index, end) != cen_index_intervals_below(index, first);
+}
+
+/// The first and last observed intervals in [first, end); returns 0 (and leaves them alone) when there are none.
+static inline int cen_index_observed_range(const cen_index *index, uint64_t first, uint64_t end, uint64_t *lowest,
+                                           uint64_t *highest) {
+    if (index->interval_count == 0 || end <= first) return 0;
+    const size_t below_first = cen_index_intervals_below(index, first);
+    const size_t below_end = cen_index_intervals_below(index, end);
+    if (below_end == below_first) return 0;
+    *lowest = index->intervals[below_first];
+    *highest = index->intervals[below_end - 1];
+    return 1;
 }
 
 #endif

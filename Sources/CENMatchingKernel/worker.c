@@ -22,6 +22,7 @@ struct cen_worker {
     cen_hit *hits;
     size_t hit_count, hit_capacity;
     uint64_t keys_derived;
+    uint64_t identifiers_derived;
 };
 
 cen_worker *cen_worker_create(int level) {
@@ -72,6 +73,7 @@ const cen_hit *cen_worker_hits(const cen_worker *w) { return w->hits; }
 size_t cen_worker_hit_count(const cen_worker *w) { return w->hit_count; }
 void cen_worker_clear_hits(cen_worker *w) { w->hit_count = 0; }
 uint64_t cen_worker_keys_derived(const cen_worker *w) { return w->keys_derived; }
+uint64_t cen_worker_identifiers_derived(const cen_worker *w) { return w->identifiers_derived; }
 
 /// The plaintexts "EN-RPI" || 0^6 || LE32(start + i) for i in 0..<144, cached per rolling start.
 static const uint8_t *plaintexts(cen_worker *w, uint32_t start) {
@@ -93,21 +95,26 @@ static const uint8_t *plaintexts(cen_worker *w, uint32_t start) {
     return p;
 }
 
-/// Derives `count` (<= 144) identifiers into `out`, which has room for 144.
-static int derive_identifiers(cen_worker *w, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out) {
+/// Derives the identifiers of intervals rolling_start + skip ..< rolling_start + skip + count (skip + count <=
+/// 144) into `out`, which has room for 144. The portable level's plaintexts are cached per rolling start, so
+/// keys of one day share them whatever part of the day they derive.
+static int derive_identifiers(cen_worker *w, const uint8_t rpik[16], uint32_t rolling_start, uint32_t skip,
+                              uint32_t count, uint8_t *out) {
+    w->identifiers_derived += count;
     switch (w->level) {
 #if CEN_X86
     case CEN_LEVEL_SHANI_AESNI:
-        cen_aes_rpis_aesni(rpik, start, (count + 7) & ~7u, out);
+        cen_aes_rpis_aesni(rpik, rolling_start + skip, (count + 7) & ~7u, out);
         return 0;
     case CEN_LEVEL_SHANI_VAES:
-        cen_aes_rpis_vaes(rpik, start, (count + 15) & ~15u, out);
+        cen_aes_rpis_vaes(rpik, rolling_start + skip, (count + 15) & ~15u, out);
         return 0;
 #endif
     default: {
         int length = 0;
         if (EVP_EncryptInit_ex2(w->context, NULL, rpik, NULL, NULL) != 1) return -1;
-        if (EVP_EncryptUpdate(w->context, out, &length, plaintexts(w, start), (int)count * 16) != 1) return -1;
+        const uint8_t *in = plaintexts(w, rolling_start) + (size_t)skip * 16;
+        if (EVP_EncryptUpdate(w->context, out, &length, in, (int)count * 16) != 1) return -1;
         return length == (int)count * 16 ? 0 : -1;
     }
     }
@@ -148,7 +155,7 @@ int cen_worker_derive_rpiks(cen_worker *w, const uint8_t *key_data, size_t count
 
 int cen_worker_derive_rpis(cen_worker *w, const uint8_t rpik[16], uint32_t start, uint32_t count, uint8_t *out) {
     if (count > CEN_MAX_IDENTIFIERS) return -2;
-    if (derive_identifiers(w, rpik, start, count, w->identifiers) != 0) return -1;
+    if (derive_identifiers(w, rpik, start, 0, count, w->identifiers) != 0) return -1;
     memcpy(out, w->identifiers, (size_t)count * 16);
     return 0;
 }
@@ -222,10 +229,25 @@ static inline __attribute__((always_inline)) int probe(cen_worker *w, const cen_
     return 0;
 }
 
-static inline __attribute__((always_inline)) int key_may_match(const cen_index *index, const cen_key *key) {
+/// The part of a key's validity worth deriving: the intervals within 12 of some observation. It runs from 12
+/// before the first observation in [start - 12, end + 12) to 12 after the last one, clipped to the validity,
+/// as offsets [*skip, *skip + *count) from the rolling start. Returns 0 when no observation is that near
+/// (the key is skipped before any cryptography). Intervals outside the part cannot match: their nearest
+/// observation is more than 12 away. (Gaps inside it are derived: one contiguous run per key.)
+static inline __attribute__((always_inline)) int derivation_window(const cen_index *index, const cen_key *key,
+                                                                   uint32_t *skip, uint32_t *count) {
     const uint64_t start = key->rolling_start;
+    // Interval numbers are 32-bit: a validity running past the last one ends there.
+    const uint64_t end = start + key->rolling_period <= (uint64_t)UINT32_MAX + 1 ? start + key->rolling_period
+                                                                               : (uint64_t)UINT32_MAX + 1;
     const uint64_t first = start >= CEN_TOLERANCE_INTERVALS ? start - CEN_TOLERANCE_INTERVALS : 0;
-    return cen_index_observed_between(index, first, start + key->rolling_period + CEN_TOLERANCE_INTERVALS);
+    uint64_t lowest, highest;
+    if (!cen_index_observed_range(index, first, end + CEN_TOLERANCE_INTERVALS, &lowest, &highest)) return 0;
+    const uint64_t from = lowest > start + CEN_TOLERANCE_INTERVALS ? lowest - CEN_TOLERANCE_INTERVALS : start;
+    const uint64_t to = highest + CEN_TOLERANCE_INTERVALS + 1 < end ? highest + CEN_TOLERANCE_INTERVALS + 1 : end;
+    *skip = (uint32_t)(from - start);
+    *count = (uint32_t)(to - from);
+    return 1;
 }
 
 static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const cen_index *index, const cen_key *keys,
@@ -236,12 +258,14 @@ static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const
     uint8_t *const out[4] = {rpik[0], rpik[1], rpik[2], rpik[3]};
     int status = 0;
     while (next < count && status == 0) {
-        // Gather up to `group` keys that can match at all.
+        // Gather up to `group` keys that can match at all, with the part of their validity to derive.
         size_t chosen[4];
+        uint32_t skip[4], derive[4];
         int n = 0;
         while (n < group && next < count) {
             const cen_key *key = &keys[next];
-            if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS && key_may_match(index, key)) {
+            if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS &&
+                derivation_window(index, key, &skip[n], &derive[n])) {
                 chosen[n++] = next;
             }
             next++;
@@ -252,8 +276,10 @@ static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const
         derive_rpiks(w, data, out, n);
         for (int l = 0; l < n && status == 0; l++) {
             const cen_key *key = &keys[chosen[l]];
-            status = derive_identifiers(w, rpik[l], key->rolling_start, key->rolling_period, w->identifiers);
-            if (status == 0) status = probe(w, index, key, first_key_index + (uint32_t)chosen[l]);
+            status = derive_identifiers(w, rpik[l], key->rolling_start, skip[l], derive[l], w->identifiers);
+            // The probe sees the derived part as a key of its own: start + skip, period = derived count.
+            const cen_key part = {.rolling_start = key->rolling_start + skip[l], .rolling_period = derive[l]};
+            if (status == 0) status = probe(w, index, &part, first_key_index + (uint32_t)chosen[l]);
         }
         w->keys_derived += (uint64_t)n;
     }

@@ -24,7 +24,8 @@ internal import Synchronization
 /// - the same key data in several places (files) is one key: its first matching occurrence wins;
 /// - keys with report type `ENDiagnosisReportType.revoked` never match and cancel matches of the same key
 ///   data elsewhere in the input;
-/// - keys with no sighting within their validity +-12 intervals are skipped before any cryptography.
+/// - keys with no sighting within their validity +-12 intervals are skipped before any cryptography, and of the
+///   others only the intervals from 12 before their first nearby sighting to 12 after their last are derived.
 ///
 /// A matcher is immutable and can be shared between threads; each ``match(keyChunks:options:)`` call runs on
 /// ``ENMatchingOptions/threadCount`` threads with work stealing over small groups of keys.
@@ -143,6 +144,7 @@ public final class ENMatcher: Sendable {
         try finishRunning()
 
         statistics.keysDerived = workers.keysDerived
+        statistics.identifiersDerived = workers.identifiersDerived
         let matches = try collector.finish(sightings: sightings, statistics: &statistics)
         return ENMatchingResult(matches: matches, statistics: statistics)
     }

@@ -9,6 +9,9 @@ public struct ENMatchingStatistics: Hashable, Sendable {
     public var keysRevoked: Int = 0
     /// Keys whose identifiers were derived; the others had no observation within their validity +-12 intervals.
     public var keysDerived: Int = 0
+    /// Identifiers derived for those keys: only the intervals from 12 before a key's first nearby sighting to
+    /// 12 after its last are derived (at most 144 per key), as no other interval can match.
+    public var identifiersDerived: Int = 0
     /// Matched occurrences dropped because an earlier occurrence of the same key data matched (or because the
     /// key was revoked).
     public var matchesDropped: Int = 0

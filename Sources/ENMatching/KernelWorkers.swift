@@ -28,4 +28,7 @@ final class KernelWorkers: @unchecked Sendable {
 
     /// Keys derived by all workers so far.
     var keysDerived: Int { workers.reduce(0) { $0 + Int(cen_worker_keys_derived($1)) } }
+
+    /// Identifiers derived by all workers so far.
+    var identifiersDerived: Int { workers.reduce(0) { $0 + Int(cen_worker_identifiers_derived($1)) } }
 }

@@ -47,6 +47,29 @@ struct PlantedMatchTests {
         #expect(result.statistics.keysDerived == 0)  // nothing near: skipped before any cryptography
     }
 
+    @Test("only the intervals within 12 of a sighting are derived, and their matches are all found", arguments: kernels)
+    func derivationWindow(kernel: ENMatchingKernel) throws {
+        // (sightings as (offset, drift) of the key's own identifiers, the derived part of its 144 intervals)
+        let cases: [(sightings: [(Int, Int)], derived: Range<Int>)] = [
+            ([(50, 0)], 38..<63),  // one sighting mid-day: 12 either side
+            ([(0, -12)], 0..<1),  // 12 before the validity: only interval 0 can match it
+            ([(143, 12)], 143..<144),  // 12 after it: only interval 143
+            ([(3, 0), (130, 1)], 0..<144),  // two far apart: everything in between (one run per key)
+            ([(20, -12), (30, 12)], 0..<55),  // interval 8 observed: from 0 (clipped); interval 42: to 54
+        ]
+        for (sightingSpecs, derived) in cases {
+            let key = try TestData.key(start: TestData.day)
+            let sightings = try sightingSpecs.map { try TestData.sighting(of: key, offset: $0.0, drift: $0.1) }
+            let result = try ENMatcher(sightings: sightings).match([key], options: .init(kernel: kernel))
+            #expect(result.statistics.keysDerived == 1)
+            #expect(result.statistics.identifiersDerived == derived.count, "\(sightingSpecs)")
+            #expect(result.matchedSightingCount == sightings.count, "\(sightingSpecs)")
+            #expect(
+                TestData.pairs(result, sightings: sightings)
+                    == (try ReferenceMatcher.match(chunks: [[key]], sightings: sightings)))
+        }
+    }
+
     @Test("unaligned rolling starts and periods below 144", arguments: kernels)
     func unalignedShortPeriod(kernel: ENMatchingKernel) throws {
         let key = try TestData.key(start: TestData.day + 37, period: 50)

@@ -24,7 +24,9 @@ struct ReferenceAgreementTests {
 
     /// Keys over 3 days (a third unaligned, half with shorter periods, some duplicated or revoked), sightings of
     /// a third of them at drifts -16...16 and offsets up to 150, and random noise.
-    static func dataSet(seed: UInt64) throws -> (chunks: [[ENTemporaryExposureKey]], sightings: [ENSighting]) {
+    static func dataSet(seed: UInt64, sparse: Bool = false) throws -> (
+        chunks: [[ENTemporaryExposureKey]], sightings: [ENSighting]
+    ) {
         var generator = SeededGenerator(state: seed)
         var keys: [ENTemporaryExposureKey] = []
         for _ in 0..<240 {
@@ -48,7 +50,7 @@ struct ReferenceAgreementTests {
                 sightings.append(try TestData.sighting(of: key, offset: offset, drift: drift))
             }
         }
-        for _ in 0..<400 {
+        for _ in 0..<(sparse ? 0 : 400) {
             let interval = TestData.day - 20 + UInt32.random(in: 0..<(3 * 144 + 40), using: &generator)
             sightings.append(TestData.sighting(TestData.randomIdentifier(using: &generator), interval: interval))
         }
@@ -70,9 +72,11 @@ struct ReferenceAgreementTests {
         return (chunks, sightings)
     }
 
-    @Test("random data sets", arguments: [1, 2, 3, 4] as [UInt64])
-    func randomAgreement(seed: UInt64) throws {
-        let (chunks, sightings) = try Self.dataSet(seed: seed)
+    /// Dense (random noise over all 3 days) and sparse (only the planted sightings, so most keys derive part of
+    /// their validity or nothing).
+    @Test("random data sets", arguments: [(1, false), (2, false), (3, true), (4, true)] as [(UInt64, Bool)])
+    func randomAgreement(seed: UInt64, sparse: Bool) throws {
+        let (chunks, sightings) = try Self.dataSet(seed: seed, sparse: sparse)
         let expected = try ReferenceMatcher.match(chunks: chunks, sightings: sightings)
         #expect(expected.count > 40, "the data set should plant many in-window sightings")
         let matcher = try ENMatcher(sightings: sightings)
@@ -83,6 +87,9 @@ struct ReferenceAgreementTests {
                     var options = ENMatchingOptions(threadCount: threads, kernel: kernel, batchSize: batchSize)
                     options.usesGenericLoop = generic
                     let result = try matcher.match(keyChunks: chunks, options: options)
+                    if sparse {
+                        #expect(result.statistics.identifiersDerived < 144 * result.statistics.keysDerived)
+                    }
                     let pairs = TestData.pairs(result, sightings: sightings)
                     #expect(
                         pairs == expected,

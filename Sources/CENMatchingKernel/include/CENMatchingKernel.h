@@ -93,7 +93,8 @@ int cen_worker_derive_rpis(cen_worker *worker, const uint8_t rpik[16], uint32_t 
 /// Derives the identifiers of `count` keys and probes them against `index`. Every pair with an equal
 /// identifier and |observed - derived interval| <= 12 is appended to the worker's hits with
 /// key_index = first_key_index + position. Keys with no observation in [start - 12, start + period + 12)
-/// are skipped before any cryptography. Returns 0, or -1 when out of memory or OpenSSL fails.
+/// are skipped before any cryptography, and of the others only the intervals from 12 before their first
+/// nearby observation to 12 after their last are derived. Returns 0, or -1 when out of memory or OpenSSL fails.
 int cen_worker_match(cen_worker *worker, const cen_index *index, const cen_key *keys, size_t count,
                      uint32_t first_key_index);
 
@@ -103,6 +104,8 @@ size_t cen_worker_hit_count(const cen_worker *worker);
 void cen_worker_clear_hits(cen_worker *worker);
 /// The number of keys whose identifiers were derived (not skipped) by this worker so far.
 uint64_t cen_worker_keys_derived(const cen_worker *worker);
+/// The number of identifiers derived by this worker so far (only the intervals within 12 of an observation).
+uint64_t cen_worker_identifiers_derived(const cen_worker *worker);
 
 /// The matching tolerance: 12 intervals (2 hours) either side of the derived interval.
 #define CEN_TOLERANCE_INTERVALS 12
