@@ -13,6 +13,27 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+/// Zeroed memory for a large table that is written at random: on Linux, 2 MiB-aligned and marked for
+/// transparent huge pages, so that a 6 MiB table (M = 100k) takes 3 page faults instead of 1,536 and its
+/// random accesses few TLB misses. Elsewhere (or when small) plain calloc. Freed with free().
+static void *table_alloc(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= huge) {
+        const size_t rounded = (bytes + huge - 1) / huge * huge;
+        void *p = aligned_alloc(huge, rounded);
+        if (!p) return NULL;
+        (void)madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without it the table still works
+        memset(p, 0, rounded);
+        return p;
+    }
+#endif
+    return calloc(1, bytes);
+}
 
 static size_t next_power_of_two(size_t v) {
     size_t p = 1;
@@ -77,7 +98,7 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
     size_t capacity = next_power_of_two(count * 2 < 16 ? 16 : count * 2);
     index->slot_shift = 64 - log2_exact(capacity);
     index->slot_mask = capacity - 1;
-    index->slots = calloc(capacity, sizeof(cen_slot));
+    index->slots = table_alloc(capacity * sizeof(cen_slot));
     index->observation_index = malloc((count ? count : 1) * sizeof(uint32_t));
     index->observation_interval = malloc((count ? count : 1) * sizeof(uint32_t));
     index->intervals = malloc((count ? count : 1) * sizeof(uint32_t));
@@ -86,7 +107,13 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
         return NULL;
     }
 
-    // Pass 1: distinct identifiers and how often each was observed.
+    // Pass 1: distinct identifiers and how often each was observed; each observation's slot is remembered so
+    // that pass 2 does not hash again.
+    uint32_t *slot_of = malloc((count ? count : 1) * sizeof(uint32_t));
+    if (!slot_of) {
+        cen_index_destroy(index);
+        return NULL;
+    }
     size_t distinct = 0;
     for (size_t i = 0; i < count; i++) {
         uint64_t lo, hi;
@@ -99,26 +126,9 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
             distinct++;
         }
         slot->count++;
+        slot_of[i] = (uint32_t)(slot - index->slots);
     }
     index->distinct = distinct;
-
-    // Pass 2: give each identifier its run, then place the observations (in their original order).
-    uint32_t next = 0;
-    for (size_t s = 0; s < capacity; s++) {
-        if (index->slots[s].count) {
-            next += index->slots[s].count;
-            index->slots[s].first = next;  // the run's end; counted down while placing
-        }
-    }
-    for (size_t i = count; i-- > 0;) {
-        uint64_t lo, hi;
-        memcpy(&lo, rpis + 16 * i, 8);
-        memcpy(&hi, rpis + 16 * i + 8, 8);
-        cen_slot *slot = cen_index_find_slot(index, lo, hi);
-        uint32_t at = --slot->first;
-        index->observation_index[at] = (uint32_t)i;
-        index->observation_interval[at] = intervals[i];
-    }
 
     // The filter: 32 to 64 bits per distinct identifier (about 0.3 % false positives with two bits each).
     size_t bits = next_power_of_two(distinct * 32);
@@ -126,17 +136,31 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
     if (bits > ((size_t)1 << 28)) bits = (size_t)1 << 28;
     index->filter_bits = bits;
     index->filter_shift = 64 - log2_exact(bits / 64);  // selects a word
-    index->filter = calloc(bits / 64, sizeof(uint64_t));
+    index->filter = table_alloc(bits / 8);
     if (!index->filter) {
+        free(slot_of);
         cen_index_destroy(index);
         return NULL;
     }
+
+    // Pass 2: one scan of the table gives each identifier its run and sets its filter bits; then the
+    // observations are placed, in their original order, through the remembered slots.
+    uint32_t next = 0;
     for (size_t s = 0; s < capacity; s++) {
-        if (index->slots[s].count) {
-            const uint64_t low = index->slots[s].low;
-            index->filter[cen_index_filter_word(index, low)] |= cen_index_filter_mask(low);
+        cen_slot *slot = &index->slots[s];
+        if (slot->count) {
+            next += slot->count;
+            slot->first = next;  // the run's end; counted down while placing
+            index->filter[cen_index_filter_word(index, slot->low)] |= cen_index_filter_mask(slot->low);
         }
     }
+    for (size_t i = count; i-- > 0;) {
+        cen_slot *slot = &index->slots[slot_of[i]];
+        const uint32_t at = --slot->first;
+        index->observation_index[at] = (uint32_t)i;
+        index->observation_interval[at] = intervals[i];
+    }
+    free(slot_of);
 
     // Distinct observed intervals, sorted.
     memcpy(index->intervals, intervals, count * sizeof(uint32_t));
