@@ -6,8 +6,8 @@
 // - Behind it an exact open-addressing table (load <= 0.5, linear probing) of the distinct identifiers; each
 //   entry points at the run of its observations (an identifier can be seen many times), stored together
 //   with their intervals, so the +-12 interval check touches only the observations of an exact hit.
-// - The distinct observed intervals, sorted, with prefix counts over their span, answer "is anything observed
-//   near this key?" in constant time.
+// - The distinct observed intervals, sorted, with the nearest observed interval before and after each interval
+//   of their span, answer "what is observed near this key, from when to when?" in constant time.
 // Both hashes mix a random seed so that identifiers chosen by a broadcaster cannot pile up in one place.
 #include "index.h"
 
@@ -49,7 +49,7 @@ static unsigned log2_exact(size_t v) {
 
 /// Sorts `count` values in place: a least-significant-digit radix sort, one pass per byte, skipping the bytes
 /// all values share (interval numbers of one detection share their top byte or two). `scratch` holds
-/// `count` values. Linear time: qsort took 0.8 ms for 10,000 intervals, most of the index's build time.
+/// `count` values. Linear time: qsort took 0.8 ms for 10,000 intervals, most of the index's build time then.
 static void radix_sort_u32(uint32_t *values, uint32_t *scratch, size_t count) {
     size_t histogram[4][256];
     memset(histogram, 0, sizeof histogram);
@@ -84,7 +84,7 @@ void cen_index_destroy(cen_index *index) {
     free(index->observation_index);
     free(index->observation_interval);
     free(index->intervals);
-    free(index->occupied_before);
+    free(index->next_observed);
     free(index);
 }
 
@@ -179,27 +179,42 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
     }
     index->interval_count = unique;
 
-    // Prefix counts over the span of observed intervals, when it is narrow (a device's 14 days are 2,016).
+    // Nearest observed intervals over their span, when it is narrow (a device's 14 days are 2,016 intervals):
+    // next_observed[k] and prev_observed[k] for k in 0...span, in one allocation.
     if (unique > 0 && (uint64_t)index->intervals[unique - 1] - index->intervals[0] < CEN_OCCUPANCY_SPAN) {
-        const uint64_t span = (uint64_t)index->intervals[unique - 1] - index->intervals[0] + 1;
-        index->occupied_before = malloc((span + 1) * sizeof(uint32_t));
-        if (!index->occupied_before) {
+        const uint32_t span = (uint32_t)(index->intervals[unique - 1] - index->intervals[0] + 1);
+        uint32_t *both = malloc(2 * ((size_t)span + 1) * sizeof(uint32_t));
+        if (!both) {
             cen_index_destroy(index);
             return NULL;
         }
+        index->next_observed = both;
+        index->prev_observed = both + span + 1;
         index->occupancy_span = span;
-        size_t next_distinct = 0;
-        uint32_t below = 0;
-        for (uint64_t k = 0; k <= span; k++) {
-            index->occupied_before[k] = below;
-            if (next_distinct < unique && (uint64_t)index->intervals[next_distinct] - index->intervals[0] == k) {
-                below++;
-                next_distinct++;
+        const uint32_t base = index->intervals[0];
+        // prev_observed[k]: the last observed offset below k.
+        size_t d = 0;
+        uint32_t last = CEN_NO_INTERVAL;
+        for (uint32_t k = 0; k <= span; k++) {
+            index->prev_observed[k] = last;
+            if (d < unique && index->intervals[d] - base == k) {
+                last = k;
+                d++;
             }
+        }
+        // next_observed[k]: the first observed offset at or above k.
+        d = unique;
+        uint32_t first = CEN_NO_INTERVAL;
+        for (uint32_t k = span + 1; k-- > 0;) {
+            if (d > 0 && index->intervals[d - 1] - base == k) {
+                first = k;
+                d--;
+            }
+            index->next_observed[k] = first;
         }
     }
     index->memory = sizeof *index + capacity * sizeof(cen_slot) + 3 * count * sizeof(uint32_t) + bits / 8 +
-                    (index->occupied_before ? (size_t)(index->occupancy_span + 1) * sizeof(uint32_t) : 0);
+                    (index->next_observed ? 2 * ((size_t)index->occupancy_span + 1) * sizeof(uint32_t) : 0);
     return index;
 }
 
@@ -209,4 +224,9 @@ size_t cen_index_memory_bytes(const cen_index *index) { return index->memory; }
 
 int cen_index_has_observation_in(const cen_index *index, uint64_t first, uint64_t end) {
     return cen_index_observed_between(index, first, end);
+}
+
+int cen_index_observed_range_in(const cen_index *index, uint64_t first, uint64_t end, uint64_t *lowest,
+                                uint64_t *highest) {
+    return cen_index_observed_range(index, first, end, lowest, highest);
 }

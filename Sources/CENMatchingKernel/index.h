@@ -22,10 +22,12 @@ struct cen_index {
     uint32_t *observation_interval;  // their intervals, same order
     uint32_t *intervals;             // distinct observed intervals, sorted
     size_t interval_count;
-    // When the observed intervals span at most CEN_OCCUPANCY_SPAN intervals: occupied_before[k] is the number
-    // of distinct observed intervals below intervals[0] + k, for k in 0...span (NULL otherwise).
-    uint32_t *occupied_before;
-    uint64_t occupancy_span;
+    // When the observed intervals span at most CEN_OCCUPANCY_SPAN intervals, for k in 0...span (offsets from
+    // intervals[0]): next_observed[k] is the first observed offset >= k and prev_observed[k] the last one < k,
+    // CEN_NO_INTERVAL where there is none (both NULL for a wider span). One allocation, at next_observed.
+    uint32_t *next_observed;
+    uint32_t *prev_observed;
+    uint32_t occupancy_span;
     size_t distinct;
     size_t memory;
 };
@@ -64,20 +66,13 @@ static inline cen_slot *cen_index_find_slot(const cen_index *index, uint64_t low
     }
 }
 
-/// The widest interval span (about 1.2 years) answered from the prefix counts; wider spans (sightings with
-/// far-apart clocks) fall back to a binary search. The prefix count of an interval is also its rank among the
-/// sorted distinct intervals, which gives the first and last observed interval of any range.
+/// The widest interval span (about 1.2 years) answered from the nearest-observation tables; wider spans
+/// (sightings with far-apart clocks) fall back to binary searches over the sorted intervals.
 #define CEN_OCCUPANCY_SPAN ((uint64_t)1 << 16)
+#define CEN_NO_INTERVAL UINT32_MAX
 
-/// The number of distinct observed intervals below `x`: one load from the prefix counts, or (for a very wide
-/// span) a binary search over the sorted intervals.
+/// The number of distinct observed intervals below `x` (binary search).
 static inline size_t cen_index_intervals_below(const cen_index *index, uint64_t x) {
-    if (index->occupied_before) {
-        const uint64_t base = index->intervals[0];
-        if (x <= base) return 0;
-        if (x - base >= index->occupancy_span) return index->interval_count;
-        return index->occupied_before[x - base];
-    }
     size_t lo = 0, hi = index->interval_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -90,22 +85,35 @@ static inline size_t cen_index_intervals_below(const cen_index *index, uint64_t 
     return lo;
 }
 
-/// Whether any observation lies in [first, end).
-static inline int cen_index_observed_between(const cen_index *index, uint64_t first, uint64_t end) {
-    if (index->interval_count == 0 || end <= first) return 0;
-    return cen_index_intervals_below(index, end) != cen_index_intervals_below(index, first);
-}
-
-/// The first and last observed intervals in [first, end); returns 0 (and leaves them alone) when there are none.
+/// The first and last observed intervals in [first, end); returns 0 (and leaves them alone) when there are
+/// none. Two independent loads from the nearest-observation tables for a narrow span.
 static inline int cen_index_observed_range(const cen_index *index, uint64_t first, uint64_t end, uint64_t *lowest,
                                            uint64_t *highest) {
     if (index->interval_count == 0 || end <= first) return 0;
+    const uint64_t base = index->intervals[0];
+    if (index->next_observed) {
+        const uint64_t span = index->occupancy_span;
+        const uint64_t lo = first <= base ? 0 : (first - base < span ? first - base : span);
+        const uint64_t hi = end <= base ? 0 : (end - base < span ? end - base : span);
+        const uint32_t next = index->next_observed[lo];
+        const uint32_t prev = index->prev_observed[hi];
+        if (next == CEN_NO_INTERVAL || next >= hi) return 0;
+        *lowest = base + next;
+        *highest = base + prev;  // exists: next < hi is observed
+        return 1;
+    }
     const size_t below_first = cen_index_intervals_below(index, first);
     const size_t below_end = cen_index_intervals_below(index, end);
     if (below_end == below_first) return 0;
     *lowest = index->intervals[below_first];
     *highest = index->intervals[below_end - 1];
     return 1;
+}
+
+/// Whether any observation lies in [first, end).
+static inline int cen_index_observed_between(const cen_index *index, uint64_t first, uint64_t end) {
+    uint64_t lowest, highest;
+    return cen_index_observed_range(index, first, end, &lowest, &highest);
 }
 
 #endif

@@ -46,4 +46,14 @@ final class ObservationIndex: @unchecked Sendable {
     func hasObservation(in range: Range<UInt64>) -> Bool {
         cen_index_has_observation_in(pointer, range.lowerBound, range.upperBound) != 0
     }
+
+    /// The first and last sighting intervals in `range` (what bounds the intervals a key derives), or nil.
+    func observedBounds(in range: Range<UInt64>) -> ClosedRange<UInt64>? {
+        var lowest: UInt64 = 0
+        var highest: UInt64 = 0
+        guard cen_index_observed_range_in(pointer, range.lowerBound, range.upperBound, &lowest, &highest) != 0 else {
+            return nil
+        }
+        return lowest...highest
+    }
 }

@@ -4,8 +4,9 @@ import Testing
 
 @testable import ENMatching
 
-/// The index's "is anything observed in [first, end)?" answer, which skips keys before any cryptography,
-/// against a plain scan: prefix counts over a narrow span, binary search over a wide one.
+/// The index's answers to "is anything observed in [first, end), and from when to when?", which skip keys
+/// before any cryptography and bound the intervals a key derives, against a plain scan: nearest-observation
+/// tables over a narrow span, binary searches over a wide one.
 @Suite("Observation index: observed-interval queries")
 struct ObservationIndexTests {
     static func index(intervals: [UInt32]) throws -> ObservationIndex {
@@ -24,6 +25,12 @@ struct ObservationIndexTests {
         intervals.contains { range.contains(UInt64($0)) }
     }
 
+    static func expectedBounds(_ intervals: [UInt32], _ range: Range<UInt64>) -> ClosedRange<UInt64>? {
+        let inside = intervals.map(UInt64.init).filter { range.contains($0) }
+        guard let low = inside.min(), let high = inside.max() else { return nil }
+        return low...high
+    }
+
     /// Ranges around every observed interval and its neighbours, the span's edges, and random ones.
     static func check(_ intervals: [UInt32], generator: inout ReferenceAgreementTests.SeededGenerator) throws {
         let index = try index(intervals: intervals)
@@ -40,6 +47,7 @@ struct ObservationIndexTests {
             for end in points where end >= first {
                 let range = first..<end
                 #expect(index.hasObservation(in: range) == expected(intervals, range), "\(range)")
+                #expect(index.observedBounds(in: range) == expectedBounds(intervals, range), "\(range)")
             }
         }
         let smallest = UInt64(intervals.min() ?? 0)
@@ -50,6 +58,7 @@ struct ObservationIndexTests {
             let length = UInt64.random(in: 0...170, using: &generator)
             let range = first..<(first + length)
             #expect(index.hasObservation(in: range) == expected(intervals, range), "\(range)")
+            #expect(index.observedBounds(in: range) == expectedBounds(intervals, range), "\(range)")
         }
     }
 
@@ -57,9 +66,10 @@ struct ObservationIndexTests {
     func empty() throws {
         let index = try Self.index(intervals: [])
         #expect(!index.hasObservation(in: 0..<UInt64(UInt32.max)))
+        #expect(index.observedBounds(in: 0..<UInt64(UInt32.max)) == nil)
     }
 
-    @Test("a device's 14 days with gaps (prefix counts), in random order with repeats")
+    @Test("a device's 14 days with gaps (nearest-observation tables), in random order with repeats")
     func narrowSpan() throws {
         var generator = ReferenceAgreementTests.SeededGenerator(state: 0x1D)
         let base = TestData.day
@@ -74,7 +84,7 @@ struct ObservationIndexTests {
         try Self.check(intervals, generator: &generator)
     }
 
-    @Test("one interval, and a span of exactly the prefix-count limit")
+    @Test("one interval, and a span of exactly the table limit")
     func edges() throws {
         var generator = ReferenceAgreementTests.SeededGenerator(state: 0x2E)
         try Self.check([TestData.day], generator: &generator)

@@ -68,6 +68,9 @@ size_t cen_index_filter_bits(const cen_index *index);
 size_t cen_index_memory_bytes(const cen_index *index);
 /// Whether any observation lies in [first, end) (interval numbers, end exclusive, 64-bit to avoid overflow).
 int cen_index_has_observation_in(const cen_index *index, uint64_t first, uint64_t end);
+/// The first and last observed intervals in [first, end): returns 1 and sets them, or 0 when there are none.
+int cen_index_observed_range_in(const cen_index *index, uint64_t first, uint64_t end, uint64_t *lowest,
+                                uint64_t *highest);
 
 /// Per-thread state: scratch buffers, the OpenSSL cipher context of the portable level, and the hits found.
 /// Not thread-safe; one per thread.
