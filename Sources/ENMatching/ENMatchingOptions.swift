@@ -18,6 +18,9 @@ public struct ENMatchingOptions: Sendable {
 
     /// Tests only: run the matching loop compiled for any CPU even where the AVX2/BMI2 build could run.
     var usesGenericLoop = false
+    /// Tests only: match batches in the background while reading the next (true) or on the calling thread
+    /// (false) whatever the input's reading speed; nil decides by the speed.
+    var overlapsReading: Bool?
 
     /// The most threads a run uses: 256.
     public static let maximumThreadCount = 256

@@ -82,10 +82,16 @@ struct ReferenceAgreementTests {
         let matcher = try ENMatcher(sightings: sightings)
         for kernel in ENMatchingKernel.supported {
             for threads in [1, 2, 3] {
-                for (batchSize, generic) in [(1, false), (37, true), (65_536, false), (65_536, true)] {
-                    // Both builds of the matching loop (any CPU, and AVX2/BMI2 where available).
+                let configurations = [
+                    (1, false, true), (37, true, false), (37, false, true), (65_536, false, false),
+                    (65_536, true, true),
+                ]
+                for (batchSize, generic, overlap) in configurations {
+                    // Both builds of the matching loop (any CPU, and AVX2/BMI2 where available), and batches
+                    // matched in the background while the next is read, or on the calling thread.
                     var options = ENMatchingOptions(threadCount: threads, kernel: kernel, batchSize: batchSize)
                     options.usesGenericLoop = generic
+                    options.overlapsReading = overlap
                     let result = try matcher.match(keyChunks: chunks, options: options)
                     if sparse {
                         #expect(result.statistics.identifiersDerived < 144 * result.statistics.keysDerived)
@@ -93,7 +99,8 @@ struct ReferenceAgreementTests {
                     let pairs = TestData.pairs(result, sightings: sightings)
                     #expect(
                         pairs == expected,
-                        "seed \(seed) \(kernel) threads \(threads) batch \(batchSize) generic loop \(generic)")
+                        "seed \(seed) \(kernel) threads \(threads) batch \(batchSize) generic \(generic) overlap \(overlap)"
+                    )
                     for match in result.matches {
                         for matched in match.sightings {
                             #expect(abs(matched.derivedInterval.intervals(to: matched.sighting.interval)) <= 12)
@@ -134,7 +141,8 @@ struct MatchingOptionsTests {
     }
 
     /// A lazily produced input that records, at each chunk it hands out, the thread and how far reading is
-    /// ahead of the matched keys.
+    /// ahead of the matched keys. It is slow to read (100 us per chunk, like decompressing a file), so the
+    /// matcher overlaps reading with matching.
     struct RecordingChunks: Sequence, IteratorProtocol {
         let chunks: [[ENTemporaryExposureKey]]
         let recorder: ReadRecorder
@@ -149,6 +157,7 @@ struct MatchingOptionsTests {
                 seen.largestLead = Swift.max(seen.largestLead, lead)
             }
             defer { position += 1 }
+            usleep(100)
             read += chunks[position].count
             return chunks[position]
         }
