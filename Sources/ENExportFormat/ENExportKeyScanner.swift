@@ -130,6 +130,7 @@ public struct ENExportKeyScanner: Sendable {
     static func readKey(
         _ buffer: UnsafeRawBufferPointer, _ range: Range<Int>, section: ENExportKeySection, index: Int
     ) throws(ENError) -> ENTemporaryExposureKey {
+        if let key = readCommonKey(buffer, range) { return key }
         do {
             return try readKeyFields(buffer, range).makeKey(section: section, index: index)
         } catch {
@@ -137,6 +138,80 @@ public struct ENExportKeyScanner: Sendable {
             guard error.reason.hasPrefix("TemporaryExposureKey") else { throw error }
             throw .badFormat("export.bin \(section.fieldName)[\(index)]" + error.reason.dropFirst(20))
         }
+    }
+
+    /// The common case in one pass over the bytes, with nothing allocated and no error paths: the known fields
+    /// with one-byte tags and their declared wire types, 16-byte key data, varints of at most 5 bytes, and
+    /// values that need no refusal or defaulting beyond absent fields (every real file's keys). Anything else
+    /// returns nil, and the general decoder below decides, with its errors and lenient rules; both give the
+    /// same key for any message this one accepts (the tests compare them with swift-protobuf).
+    @inline(__always)
+    private static func readCommonKey(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>)
+        -> ENTemporaryExposureKey?
+    {
+        var position = range.lowerBound
+        let end = range.upperBound
+        /// A varint of at most 5 bytes whose value fits 32 bits, or nil.
+        func varint() -> UInt32? {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while position < end && shift < 35 {
+                let byte = buffer[position]
+                position += 1
+                result |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return result <= UInt64(UInt32.max) ? UInt32(result) : nil }
+                shift += 7
+            }
+            return nil
+        }
+        var keyData: Range<Int>?
+        var risk: UInt32 = 0
+        var start: UInt32 = 0
+        var period: UInt32 = ENTemporaryExposureKey.defaultRollingPeriod
+        var reportType = ENDiagnosisReportType.unknown
+        var days = ENDaysSinceOnsetOfSymptomsUnknown
+        var variant = ENVariantOfConcernType.unknown
+        while position < end {
+            let tag = buffer[position]
+            position += 1
+            switch tag {
+            case 0x0A:  // 1 key_data, length-delimited: exactly 16 bytes
+                guard position < end, buffer[position] == 16, end - position > 16 else { return nil }
+                keyData = (position + 1)..<(position + 17)
+                position += 17
+            case 0x10:  // 2 transmission_risk_level
+                guard let value = varint(), value <= 8 else { return nil }
+                risk = value
+            case 0x18:  // 3 rolling_start_interval_number, non-negative int32
+                guard let value = varint(), value <= UInt32(Int32.max) else { return nil }
+                start = value
+            case 0x20:  // 4 rolling_period
+                guard let value = varint(), value >= 1, value <= ENTemporaryExposureKey.defaultRollingPeriod else {
+                    return nil
+                }
+                period = value
+            case 0x28:  // 5 report_type: a value outside the enum is kept aside (proto2), not assigned
+                guard let value = varint(), value <= UInt32(Int32.max) else { return nil }
+                reportType = ENDiagnosisReportType(rawValue: value) ?? reportType
+            case 0x30:  // 6 days_since_onset_of_symptoms, sint32: outside -14...14 reads as unknown
+                guard let value = varint() else { return nil }
+                let decoded = Int(Int32(bitPattern: value >> 1) ^ -Int32(bitPattern: value & 1))
+                days =
+                    ENTemporaryExposureKey.daysSinceOnsetRange.contains(decoded)
+                    ? decoded : ENDaysSinceOnsetOfSymptomsUnknown
+            case 0x40:  // 8 variant_of_concern: a value outside the enum is kept aside (proto2), not assigned
+                guard let value = varint(), value <= UInt32(Int32.max) else { return nil }
+                variant = ENVariantOfConcernType(rawValue: value) ?? variant
+            default:
+                return nil
+            }
+        }
+        guard let keyData else { return nil }
+        return ENTemporaryExposureKey(
+            keyDataBytes: UnsafeRawBufferPointer(rebasing: buffer[keyData]),
+            rollingStartNumber: ENIntervalNumber(rawValue: start), rollingPeriod: period,
+            transmissionRiskLevel: ENRiskLevel(risk), diagnosisReportType: reportType,
+            daysSinceOnsetOfSymptoms: days, variantOfConcern: variant)
     }
 
     /// The fields of one `TemporaryExposureKey` message.
@@ -164,14 +239,17 @@ public struct ENExportKeyScanner: Sendable {
                 try reader.expect(wireType, .varint, "rolling_period", context)
                 raw.rollingPeriod = try reader.readInt32(context)
             case 5:
+                // proto2 keeps an unrecognised enum value aside: it does not replace an earlier recognised one.
                 try reader.expect(wireType, .varint, "report_type", context)
-                raw.reportType = try reader.readInt32(context)
+                let value = try reader.readInt32(context)
+                if value >= 0, ENDiagnosisReportType(rawValue: UInt32(value)) != nil { raw.reportType = value }
             case 6:
                 try reader.expect(wireType, .varint, "days_since_onset_of_symptoms", context)
                 raw.daysSinceOnsetOfSymptoms = try reader.readSInt32(context)
             case 8:
                 try reader.expect(wireType, .varint, "variant_of_concern", context)
-                raw.variantOfConcern = try reader.readInt32(context)
+                let value = try reader.readInt32(context)
+                if value >= 0, ENVariantOfConcernType(rawValue: UInt32(value)) != nil { raw.variantOfConcern = value }
             default:
                 try reader.skip(wireType, field: field, context)
             }

@@ -35,7 +35,8 @@ struct RawExportKey {
     /// - an absent rolling_start_interval_number is 0 (servers omit zero), a negative one is refused;
     /// - an absent rolling_period is 144; one outside 1...144 is refused;
     /// - an absent transmission_risk_level is 0; one outside 0...8 is refused;
-    /// - a report type or variant outside the enum reads as unknown (proto2 keeps unknown enum values aside);
+    /// - a report type or variant outside the enum reads as unknown (proto2 keeps unknown enum values aside, so
+    ///   the decoders never store one here, and an earlier recognised value of a repeated field stands);
     /// - days since onset outside -14...14 (country-specific encodings reach 4000) read as unknown.
     func makeKey(section: ENExportKeySection, index: Int) throws(ENError) -> ENTemporaryExposureKey {
         func fail(_ reason: String) -> ENError {

@@ -132,6 +132,67 @@ struct BadInputTests {
         #expect(try ENExportKeyScanner(exportBinary: data).allKeys() == [key])
     }
 
+    /// A protobuf varint of `value` (optionally padded with redundant continuation bytes).
+    static func varint(_ value: UInt64, padding: Int = 0) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var v = value
+        repeat {
+            bytes.append(UInt8(v & 0x7F) | (v > 0x7F ? 0x80 : 0))
+            v >>= 7
+        } while v > 0
+        for _ in 0..<padding {
+            bytes[bytes.count - 1] |= 0x80
+            bytes.append(0)
+        }
+        return bytes
+    }
+
+    @Test("odd but legal encodings read the same in the scanner (fast and general paths) and swift-protobuf")
+    func encodingsAgree() throws {
+        var rng = SeededGenerator(seed: 77)
+        var accepted = 0
+        for _ in 0..<3_000 {
+            var message: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...9, using: &rng) {
+                // Values around every boundary the decoders check, as small, large and negative int32s.
+                let interesting: [UInt64] = [
+                    0, 1, 8, 9, 143, 144, 145, 4000, 8000, 27, 28, 29, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF,
+                    UInt64(bitPattern: -1), UInt64(bitPattern: -28), 2_650_000, UInt64.random(in: 0...300, using: &rng),
+                ]
+                let value = interesting.randomElement(using: &rng)!
+                let padding = Int.random(in: 0..<8, using: &rng) == 0 ? 1 : 0
+                switch Int.random(in: 0..<10, using: &rng) {
+                case 0, 1:
+                    let length = [16, 16, 16, 15, 17].randomElement(using: &rng)!
+                    message += [0x0A] + Self.varint(UInt64(length), padding: padding)
+                    message += (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                case 2: message += [0x10] + Self.varint(value, padding: padding)
+                case 3: message += [0x18] + Self.varint(value, padding: padding)
+                case 4: message += [0x20] + Self.varint(value, padding: padding)
+                case 5: message += [0x28] + Self.varint(value, padding: padding)
+                case 6: message += [0x30] + Self.varint(value, padding: padding)
+                case 7: message += [0x40] + Self.varint(value, padding: padding)
+                case 8: message += [0x78] + Self.varint(value)  // unknown field 15
+                default: message += [0x88, 0x01] + Self.varint(value)  // unknown field 17 (two-byte tag)
+                }
+            }
+            guard message.count < 128 else { continue }
+            let data = binary(withKey: message)
+            let whole = Result { try ENKeyExport(exportBinary: data).keys }
+            let scanned = Result { try ENExportKeyScanner(exportBinary: data).allKeys() }
+            switch (whole, scanned) {
+            case (.success(let a), .success(let b)):
+                #expect(a == b, "\(message)")
+                accepted += 1
+            case (.failure(let a), .failure(let b)):
+                #expect((a as? ENError)?.code == .badFormat && (b as? ENError)?.code == .badFormat, "\(message)")
+            default:
+                Issue.record("the decoders disagree on \(message): \(whole) against \(scanned)")
+            }
+        }
+        #expect(accepted > 300, "enough messages should be valid keys")
+    }
+
     @Test("missing export.bin or export.sig, extra entries, nested or mismatched names")
     func zipEntries() throws {
         let bin = try ens.exportBinary
