@@ -59,9 +59,13 @@ public final class ENMatcher: Sendable {
         try match(keyChunks: CollectionOfOne(keys), options: options)
     }
 
-    /// Matches keys that arrive as a sequence of chunks (for example one per export file), holding at most
-    /// ``ENMatchingOptions/batchSize`` keys of kernel input at a time. Chunks are only retained while their
-    /// batch is processed, so a lazily produced sequence keeps memory bounded.
+    /// Matches keys that arrive as a sequence of chunks (for example one per export file), holding at most two
+    /// batches of ``ENMatchingOptions/batchSize`` keys: one being matched, one being read. Chunks are only
+    /// retained while their batch is read or processed, so a lazily produced sequence keeps memory bounded.
+    ///
+    /// The sequence is iterated on the calling thread. When reading it is slow (decompressing and decoding
+    /// files, say), the threads match one batch in the background while the next is read; input that is nearly
+    /// free to read (arrays in memory) is matched with the calling thread taking part.
     ///
     /// - Throws: `ENError.Code.invalidated` when cancelled (through ``ENMatchingOptions/isCancelled`` or
     ///   the calling task), `ENError.Code.unsupported` when ``ENMatchingOptions/kernel`` names a kernel

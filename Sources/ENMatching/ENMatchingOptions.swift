@@ -8,7 +8,8 @@ public struct ENMatchingOptions: Sendable {
     /// The derivation kernel; nil chooses ``ENMatchingKernel/best``. Naming an unsupported kernel makes the run
     /// fail with `ENError.Code.unsupported`.
     public var kernel: ENMatchingKernel?
-    /// Keys read from the input before the threads work on them (bounds memory when keys are streamed).
+    /// Keys read from the input before the threads work on them. Two batches exist at a time (one matched, one
+    /// read), which bounds memory when keys are streamed.
     public var batchSize: Int
     /// Called on the calling thread (the one that reads the input) each time a batch has been matched.
     public var progress: (@Sendable (ENMatchingProgress) -> Void)?
