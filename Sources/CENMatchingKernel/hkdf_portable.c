@@ -102,12 +102,6 @@ const cen_salt_pads *cen_zero_salt_pads(void) {
     return &salt_pads;
 }
 
-void cen_hkdf_rpik_portable(const uint8_t key_data[16], uint8_t rpik[16]) {
-    const uint8_t *const keys[1] = {key_data};
-    uint8_t *const out[1] = {rpik};
-    cen_hkdf_rpik_portable_n(keys, out, 1);
-}
-
 // Up to 4 keys, each step's compressions for all keys issued back to back. A single SHA-256 compression is
 // one long dependency chain (SHA-NI rounds wait on each other), so one key at a time leaves most of the
 // core idle; the compressions of different keys are independent, and the out-of-order core overlaps

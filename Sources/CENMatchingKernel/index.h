@@ -46,9 +46,14 @@ static inline uint64_t cen_index_filter_mask(uint64_t low) {
 
 /// Bit 0 is set when both of the identifier's bits are set in its word (the other bits are garbage): two
 /// variable shifts whose counts the CPU already takes modulo 64, no mask to build.
-static inline uint64_t cen_index_filter_bit(const cen_index *index, uint64_t low) {
-    const uint64_t word = index->filter[cen_index_filter_word(index, low)];
+/// The same test on a filter and word-selecting shift the caller keeps in registers (the probe loop).
+static inline uint64_t cen_filter_bit(const uint64_t *filter, unsigned shift, uint64_t low) {
+    const uint64_t word = filter[low >> shift];
     return (word >> (low & 63)) & (word >> ((low >> 6) & 63));
+}
+
+static inline uint64_t cen_index_filter_bit(const cen_index *index, uint64_t low) {
+    return cen_filter_bit(index->filter, index->filter_shift, low);
 }
 
 static inline size_t cen_index_slot_of(const cen_index *index, uint64_t low, uint64_t high) {

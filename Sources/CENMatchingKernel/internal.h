@@ -25,8 +25,6 @@ extern const uint32_t cen_sha256_iv[8];
 /// One SHA-256 compression through OpenSSL's SHA256_Transform.
 void cen_sha256_compress_portable(uint32_t state[8], const uint8_t block[64]);
 
-/// RPIK for one key through cen_sha256_compress_portable (6 compressions).
-void cen_hkdf_rpik_portable(const uint8_t key_data[16], uint8_t rpik[16]);
 /// RPIKs for `n` (1 to 4) keys through cen_sha256_compress_portable, each step's compressions interleaved.
 void cen_hkdf_rpik_portable_n(const uint8_t *const key_data[4], uint8_t *const rpik[4], int n);
 

@@ -219,8 +219,7 @@ static inline __attribute__((always_inline)) int probe(cen_worker *w, const cen_
         for (unsigned j = 0; j < 8; j++) {
             uint64_t low;
             memcpy(&low, ids + 16 * (i + j), 8);
-            const uint64_t word = filter[low >> shift];
-            any |= (word >> (low & 63)) & (word >> ((low >> 6) & 63));
+            any |= cen_filter_bit(filter, shift, low);
         }
         if (__builtin_expect(any & 1, 0)) {
             if (probe_group(w, index, key, key_index, i) != 0) return -1;
