@@ -25,7 +25,7 @@ internal import Synchronization
 /// ## Semantics
 /// - Before ``activate()`` completes, operations fail with `ENError.apiMisuse`, ``exposureNotificationStatus``
 ///   is ``ENStatus/unknown`` and ``exposureNotificationEnabled`` is `false`; a second `activate` fails with
-///   `apiMisuse`. ``authorizationStatus`` is readable at any time.
+///   `apiMisuse`. ``authorizationStatus-swift.property`` is readable at any time.
 /// - ``invalidate()`` ends the manager: pending operations fail with `ENError.invalidated`, the invalidation
 ///   handler runs once, after them, and no handler runs after it; later calls fail with `invalidated` (their
 ///   completion handlers are not called, since nothing runs after the invalidation handler).
@@ -86,7 +86,7 @@ public final class ENManager: ExposureManaging {
     public var exposureNotificationEnabled: Bool { state.withLock { $0.enabled } }
 
     /// Whether the user authorized the app, read from the framework's state; readable before ``activate()``.
-    /// ``ENAuthorizationStatus/unknown`` when the state cannot be read.
+    /// `ENAuthorizationStatus.unknown` when the state cannot be read.
     public var authorizationStatus: ENAuthorizationStatus {
         (try? storage.managerState().authorizationStatus) ?? .unknown
     }

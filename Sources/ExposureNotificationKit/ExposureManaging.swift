@@ -10,8 +10,8 @@ public import Foundation
 /// extension, on top of the primitives and ``deliver(_:to:)``: every conforming type has them, delivered on
 /// ``dispatchQueue``.
 ///
-/// Errors are ``ENError``s with Apple's codes: ``ENError/Code/apiMisuse`` before ``activate()``,
-/// ``ENError/Code/invalidated`` after ``invalidate()``.
+/// Errors are `ENError`s with Apple's codes: `ENError.Code.apiMisuse` before ``activate()``,
+/// `ENError.Code.invalidated` after ``invalidate()``.
 public protocol ExposureManaging: AnyObject, Sendable {
     /// The queue completion handlers and the other handlers are called on; the main queue by default.
     var dispatchQueue: DispatchQueue { get set }
@@ -32,10 +32,10 @@ public protocol ExposureManaging: AnyObject, Sendable {
     /// until the manager is invalidated.
     func statusUpdates() -> AsyncStream<ENStatusUpdate>
 
-    /// Activates the manager; the other operations fail with ``ENError/Code/apiMisuse`` before it completes.
-    /// A second call fails with ``ENError/Code/apiMisuse``.
+    /// Activates the manager; the other operations fail with `ENError.Code.apiMisuse` before it completes.
+    /// A second call fails with `ENError.Code.apiMisuse`.
     func activate() async throws(ENError)
-    /// Ends the manager: pending operations fail with ``ENError/Code/invalidated``, then ``invalidationHandler``
+    /// Ends the manager: pending operations fail with `ENError.Code.invalidated`, then ``invalidationHandler``
     /// is called once; no handler is called after it.
     func invalidate()
     /// Enables or disables Exposure Notification; enabling asks the user for authorization the first time.
@@ -52,7 +52,7 @@ public protocol ExposureManaging: AnyObject, Sendable {
     func getUserTraveled() async throws(ENError) -> Bool
 
     /// Runs `operation` and hands its result to `completion` on ``dispatchQueue``, exactly once: the operation's
-    /// result, or ``ENError/Code/invalidated`` when ``invalidate()`` comes first. Nothing is delivered after the
+    /// result, or `ENError.Code.invalidated` when ``invalidate()`` comes first. Nothing is delivered after the
     /// invalidation handler. The completion-handler forms of every operation are built on this.
     func deliver<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws(ENError) -> Value,

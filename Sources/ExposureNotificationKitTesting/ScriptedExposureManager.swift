@@ -2,10 +2,10 @@ public import ExposureNotificationKit
 public import Foundation
 internal import Synchronization
 
-/// An in-memory ``ExposureManaging`` whose answers a test scripts: the user's answers, the keys, the status,
+/// An in-memory `ExposureManaging` whose answers a test scripts: the user's answers, the keys, the status,
 /// the errors. It keeps Apple's call-order rules and error codes (`apiMisuse` before `activate` and on a second
 /// `activate`, `invalidated` after `invalidate`, handlers on the dispatch queue, nothing after the invalidation
-/// handler), so that app code tested against it behaves as on ``ENManager``. It records every call.
+/// handler), so that app code tested against it behaves as on `ENManager`. It records every call.
 ///
 /// ```swift
 /// let manager = ScriptedExposureManager(script: .init(diagnosisKeys: keys))
@@ -14,7 +14,7 @@ internal import Synchronization
 /// #expect(manager.calls == [.activate, .setExposureNotificationEnabled, .getDiagnosisKeys])
 /// ```
 public final class ScriptedExposureManager: ExposureManaging {
-    /// An operation of ``ExposureManaging``, as recorded in ``calls`` and keyed in ``Script/errors``.
+    /// An operation of `ExposureManaging`, as recorded in ``calls`` and keyed in ``Script/errors``.
     public enum Operation: Hashable, Sendable {
         /// `activate`.
         case activate
@@ -34,7 +34,7 @@ public final class ScriptedExposureManager: ExposureManaging {
 
     /// What the double answers.
     public struct Script: Sendable {
-        /// The app's authorization; ``ENAuthorizationStatus/unknown`` asks ``userConsents`` on the first enable.
+        /// The app's authorization; `ENAuthorizationStatus.unknown` asks ``userConsents`` on the first enable.
         public var authorizationStatus: ENAuthorizationStatus
         /// The user's answer to every prompt.
         public var userConsents: Bool
@@ -106,7 +106,7 @@ public final class ScriptedExposureManager: ExposureManaging {
         set { gate.queue = newValue }
     }
 
-    /// ``ENStatus/unknown`` before activation; otherwise from the authorization, the enabled flag and Bluetooth.
+    /// `ENStatus.unknown` before activation; otherwise from the authorization, the enabled flag and Bluetooth.
     public var exposureNotificationStatus: ENStatus { state.withLock { Self.status($0) } }
 
     /// Whether Exposure Notification is enabled (`false` before activation).
@@ -153,7 +153,7 @@ public final class ScriptedExposureManager: ExposureManaging {
         return stream
     }
 
-    /// Launches the app for periodic work: calls ``activityHandler`` with ``ENActivityFlags/periodicRun`` on the
+    /// Launches the app for periodic work: calls ``activityHandler`` with `ENActivityFlags.periodicRun` on the
     /// dispatch queue, as the system's scheduler would.
     public func runPeriodicActivity() {
         guard let handler = state.withLock({ $0.activityHandler }).value else { return }
