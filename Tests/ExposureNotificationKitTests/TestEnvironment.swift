@@ -94,7 +94,7 @@ final class ManualScheduler: ENScheduler {
 /// 2020-04-02 10:00 UTC: interval 2,643,036, day start 2,642,976 (the official test vectors' day).
 let testStart = Date(timeIntervalSince1970: 2_642_976 * 600 + 10 * 3600)
 
-struct Fixture {
+struct Fixture: Sendable {
     let clock = TestClock(testStart)
     let consent = ScriptedConsent()
     let radio = RecordingRadio()
