@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ENRiskV1", targets: ["ENRiskV1"]),
         .library(name: "ENRiskV2", targets: ["ENRiskV2"]),
         .library(name: "ENStore", targets: ["ENStore"]),
+        .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
         .executable(name: "entool", targets: ["entool"]),
     ],
     dependencies: [
@@ -54,6 +55,13 @@ let package = Package(
             name: "ENStore",
             dependencies: ["ENCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // A key server's storage; shares ENStore's database plumbing and request accessors.
+        .target(
+            name: "ENKeyServer",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENStore", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
 
         // MARK: Executables
         .executableTarget(
@@ -87,9 +95,12 @@ let package = Package(
         .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ENStoreTests",
-            dependencies: ["ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper"],
+            dependencies: [
+                "ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer"]),
         .testTarget(
             name: "EntoolTests",
             dependencies: ["ENCore", "ENCrypto", "entool"],

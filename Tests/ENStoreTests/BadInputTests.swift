@@ -7,17 +7,19 @@ import Testing
 struct BadInputTests {
     func expectUntouched(
         _ path: String, code: ENError.Code, mentioning text: String,
-        configuration: ENStoreConfiguration = ENStoreConfiguration()
+        opening open: (String) throws(ENError) -> Void = { path throws(ENError) in _ = try ENStore(path: path) }
     ) throws {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        do {
-            _ = try ENStore(path: path, configuration: configuration)
+        let walBefore = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        do throws(ENError) {
+            try open(path)
             Issue.record("opening \(path) should fail")
         } catch {
             #expect(error.code == code, "\(error)")
             #expect(error.reason.contains(text), "\(error.reason)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) == walBefore)
     }
 
     @Test func aGarbageFileIsABadFormatAndIsNotOverwritten() throws {
@@ -57,6 +59,40 @@ struct BadInputTests {
     @Test func aMissingDirectoryIsDataInaccessible() throws {
         expectCode(.dataInaccessible) {
             _ = try ENStore(path: "/nonexistent-\(UUID().uuidString)/store.sqlite")
+        }
+        expectCode(.dataInaccessible) {
+            _ = try ENAppStore(path: "/nonexistent-\(UUID().uuidString)/app.sqlite")
+        }
+    }
+
+    /// The framework's and the app's stores are different files: neither opens the other's, nor changes it.
+    @Test func aStoreOfAnotherKindIsABadFormatAndIsNotOverwritten() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storePath = directory.path("store.sqlite")
+        let appPath = directory.path("app.sqlite")
+        try ENStore(path: storePath).close()
+        try ENAppStore(path: appPath).close()
+        try expectUntouched(storePath, code: .badFormat, mentioning: "not an ENAppStore") { path throws(ENError) in
+            _ = try ENAppStore(path: path)
+        }
+        try expectUntouched(appPath, code: .badFormat, mentioning: "not an ENStore")
+        // A framework file of an older schema holds app tables, but is no app store either.
+        let old = try copyFixture("store-v1.sqlite", to: directory)
+        try expectUntouched(old, code: .badFormat, mentioning: "not an ENAppStore") { path throws(ENError) in
+            _ = try ENAppStore(path: path)
+        }
+    }
+
+    @Test func aGarbageFileIsNoAppStoreEither() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("garbage.sqlite")
+        var generator = SplitMix(seed: 7)
+        try Data((0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }).write(
+            to: URL(fileURLWithPath: path))
+        try expectUntouched(path, code: .badFormat, mentioning: "garbage.sqlite") { path throws(ENError) in
+            _ = try ENAppStore(path: path)
         }
     }
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Regenerates the ENStore test fixtures with the sqlite3 CLI. Run from this directory.
 
-store-v1.sqlite     a store written by schema v1 (the DDL is copied verbatim from StoreSchema.migrateV1)
+store-v1.sqlite     a store written by schema v1 (the DDL is copied verbatim from FrameworkSchema.migrateV1)
+store-v2.sqlite     a store written by schemas v1 and v2 (FrameworkSchema.migrateV2, verbatim), with key-server rows
 store-newer.sqlite  the same file after a migration this build does not know ("v3-from-the-future")
 foreign.sqlite      a valid SQLite database that is not a store
 interrupted.sqlite  a first open killed after GRDB created its migrations table, before schema v1 committed
 """
 import os, re, struct, subprocess
 
-src = open('../../../Sources/ENStore/StoreSchema.swift').read()
+src = open('../../../Sources/ENStore/FrameworkSchema.swift').read()
 v1 = re.search(r'static func migrateV1.*?sql: """\n(.*?)"""', src, re.S).group(1)
+v2 = re.search(r'static func migrateV2.*?sql: """\n(.*?)"""', src, re.S).group(1)
 ref = 800000000.0  # a Date's timeIntervalSinceReferenceDate: 2026-05-09 06:13:20 UTC
 interval = int((ref + 978307200) // 600)
 start = (interval // 144) * 144
@@ -32,10 +34,22 @@ lines = [
 ]
 sql = "\n".join(lines) + "\n"
 open('store-v1.sql', 'w').write(sql)
-for name in ['store-v1.sqlite', 'store-newer.sqlite', 'foreign.sqlite', 'interrupted.sqlite']:
+# Schema v2 on top (it seeds the ledger from the v1 detection), then one published batch and one waiting key.
+v2_lines = [
+    "-- The same store after schema v2 (FrameworkSchema.migrateV2, copied verbatim), with key-server rows.",
+    "INSERT INTO grdb_migrations VALUES ('v2');",
+    v2.replace('\n                ', '\n').strip(),
+    f"INSERT INTO server_batches VALUES (0, {ref + 120});",
+    f"INSERT INTO server_keys (key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, variant, received_at, batch_index) VALUES (x'{'33' * 16}', {start - 288}, 144, 2, 1, NULL, 0, {ref + 100}, 0);",
+    f"INSERT INTO server_keys (key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, variant, received_at, batch_index) VALUES (x'{'44' * 16}', {start - 144}, 144, 3, 2, 1, 0, {ref + 130}, NULL);",
+]
+sql_v2 = sql + "\n".join(v2_lines) + "\n"
+open('store-v2.sql', 'w').write(sql_v2)
+for name in ['store-v1.sqlite', 'store-v2.sqlite', 'store-newer.sqlite', 'foreign.sqlite', 'interrupted.sqlite']:
     if os.path.exists(name):
         os.remove(name)
 subprocess.run(['sqlite3', 'store-v1.sqlite'], input=sql, text=True, check=True)
+subprocess.run(['sqlite3', 'store-v2.sqlite'], input=sql_v2, text=True, check=True)
 subprocess.run(['sqlite3', 'store-newer.sqlite'],
                input=sql + "INSERT INTO grdb_migrations VALUES ('v2'), ('v3-from-the-future');\n", text=True, check=True)
 subprocess.run(['sqlite3', 'foreign.sqlite'],
