@@ -8,7 +8,9 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
     /// Stores posted diagnosis keys in one transaction; a key already posted (same key data and rolling
     /// start) is ignored. Returns how many keys were new.
     ///
-    /// - Parameter date: the arrival date; the store's clock by default.
+    /// - Parameters:
+    ///   - keys: the keys one app posted.
+    ///   - date: the arrival date; the store's clock by default.
     /// - Throws: `ENError.Code.badParameter` naming the first key that does not validate (nothing is stored).
     public static func postDiagnosisKeys(
         _ keys: [ENTemporaryExposureKey], at date: Date? = nil

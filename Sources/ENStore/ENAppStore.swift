@@ -13,7 +13,7 @@ public import ENCore
 /// for try await results in appStore.observe(.testResults) { show(results) }
 /// ```
 ///
-/// App data never expires; ``ENStoreUpdate/eraseAll`` deletes it. Data an older version kept in the framework
+/// App data never expires; `eraseAll` deletes it. Data an older version kept in the framework
 /// store's file is imported with ``ENStoreUpdate/importLegacyData(_:)`` (see <doc:Migration>).
 public final class ENAppStore: ENPersistentStore {
     /// The store's database.

@@ -4,8 +4,8 @@ package import GRDB
 
 /// The SQLite database behind one store: a file in write-ahead-log mode, or an in-memory database.
 ///
-/// It has no operations of its own: a store's ``ENPersistentStore/read(_:)-(ENStoreQuery<Self,Value>)``
-/// and ``ENPersistentStore/write(_:)-(ENStoreUpdate<Self,Value>)`` run requests against it. A file store is a
+/// It has no operations of its own: a store's `read(_:)`
+/// and `write(_:)` run requests against it. A file store is a
 /// GRDB `DatabasePool` (readers never block the writer and see only committed transactions); an in-memory
 /// store is a `DatabaseQueue`.
 public final class ENStoreDatabase: Sendable {

@@ -1,7 +1,7 @@
 package import GRDB
 
 /// A read of a store of type `Store`, producing a `Value`: one operation, written once, that
-/// ``ENPersistentStore/read(_:)-(ENStoreQuery<Self,Value>)`` runs synchronously or `async` and
+/// `read(_:)` runs synchronously or `async` and
 /// ``ENPersistentStore/observe(_:)`` observes.
 ///
 /// The queries are static members constrained to their store, for example `ENStoreQuery.ownKeys` for an

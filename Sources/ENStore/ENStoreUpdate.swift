@@ -1,7 +1,7 @@
 package import GRDB
 
 /// A write to a store of type `Store`, producing a `Value`: one operation, written once, that
-/// ``ENPersistentStore/write(_:)-(ENStoreUpdate<Self,Value>)`` runs in one transaction, synchronously or
+/// `write(_:)` runs in one transaction, synchronously or
 /// `async`.
 ///
 /// The updates are static members constrained to their store, for example `ENStoreUpdate.addSightings(_:)`
