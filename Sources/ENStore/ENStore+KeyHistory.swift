@@ -89,7 +89,7 @@ enum OwnKeyTable {
     ) throws -> ENTemporaryExposureKey? {
         try Row.fetchOne(
             db, sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1",
-            arguments: [Int64(interval.rawValue)]
+            arguments: [Int64(interval)]
         ).map { row in try key(from: row, cipher) }
     }
 
@@ -115,12 +115,12 @@ enum OwnKeyTable {
         var stored = key.keyData
         if let cipher {
             stored = try cipher.seal(
-                key.keyData, authenticating: StoreCodec.context("own_keys", key.rollingStartNumber.rawValue))
+                key.keyData, authenticating: StoreCodec.context("own_keys", key.rollingStartNumber))
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO own_keys (rolling_start, rolling_period, key, created_at) VALUES (?, ?, ?, ?)",
             arguments: [
-                Int64(key.rollingStartNumber.rawValue), Int64(key.rollingPeriod), stored, StoreCodec.column(now),
+                Int64(key.rollingStartNumber), Int64(key.rollingPeriod), stored, StoreCodec.column(now),
             ])
     }
 
@@ -134,7 +134,7 @@ enum OwnKeyTable {
             throw ENError(.badFormat, "the stored own key starting at interval \(start) is \(keyData.count) bytes")
         }
         return ENTemporaryExposureKey(
-            keyData: keyData, rollingStartNumber: ENIntervalNumber(rawValue: start),
+            keyData: keyData, rollingStartNumber: ENIntervalNumber(start),
             rollingPeriod: UInt32(clamping: row["rolling_period"] as Int64))
     }
 }

@@ -15,7 +15,7 @@ extension ENStoreUpdate where Store == ENStore {
             let configuration = store.configuration
             let cutoff = (now ?? configuration.now()).addingTimeInterval(-configuration.retentionPeriod)
             let date = StoreCodec.column(cutoff)
-            let interval = Int64(ENIntervalNumber(date: cutoff).rawValue)
+            let interval = Int64(ENIntervalNumber(date: cutoff))
             func delete(_ sql: String, _ arguments: StatementArguments) throws -> Int {
                 try db.execute(sql: sql, arguments: arguments)
                 return db.changesCount
