@@ -61,7 +61,7 @@ public struct RollingProximityIdentifierKey: Sendable {
         -> [RollingProximityIdentifier]
     {
         guard count >= 0 else { throw .badParameter("identifier count must not be negative, got \(count)") }
-        guard UInt64(start.rawValue) + UInt64(count) <= UInt64(UInt32.max) + 1 else {
+        guard UInt64(start) + UInt64(count) <= UInt64(UInt32.max) + 1 else {
             throw .badParameter("\(count) intervals from \(start) run past the end of the interval range")
         }
         if count == 0 { return [] }
@@ -84,7 +84,7 @@ public struct RollingProximityIdentifierKey: Sendable {
             while done < count {
                 let n = min(chunk, count - done)
                 for i in 0..<n {
-                    let interval = start.rawValue &+ UInt32(done + i)
+                    let interval = start &+ UInt32(done + i)
                     blocks.storeBytes(of: interval.littleEndian, toByteOffset: 16 * i + 12, as: UInt32.self)
                 }
                 try cipher.encrypt(blocks, encrypted, count: 16 * n)
