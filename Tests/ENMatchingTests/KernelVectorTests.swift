@@ -1,4 +1,5 @@
 import ENCore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -62,7 +63,7 @@ struct KernelVectorTests {
 
     @Test("kernels agree on random keys and starts")
     func kernelsAgree() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandomNumberGenerator.forTest()
         let keys = (0..<37).map { _ in Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
         let starts = (0..<37).map { _ in UInt32.random(in: 0...UInt32.max - 144, using: &generator) }
         var reference: [[Data]]? = nil
