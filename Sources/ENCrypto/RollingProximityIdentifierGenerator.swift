@@ -72,7 +72,7 @@ public final class RollingProximityIdentifierGenerator {
         KeyScheduleHKDF.derive(
             tek: keyData.baseAddress!, outputs: .rpik, rpik: rpik.baseAddress!, aemk: nil, scrub: false)
         try cipher.setKey(rpik.baseAddress!)
-        try blocks.encrypt(start: start.rawValue, count: count, with: cipher, into: output.baseAddress!)
+        try blocks.encrypt(start: start, count: count, with: cipher, into: output.baseAddress!)
     }
 
     /// Encrypts the identifiers of `count` (at most 144) consecutive intervals from `start` under an already
@@ -92,7 +92,7 @@ public final class RollingProximityIdentifierGenerator {
         }
         guard count > 0 else { return }
         try cipher.setKey(key.baseAddress!)
-        try blocks.encrypt(start: start.rawValue, count: count, with: cipher, into: output.baseAddress!)
+        try blocks.encrypt(start: start, count: count, with: cipher, into: output.baseAddress!)
     }
 
     /// The identifiers of every interval of `key`'s rolling period.

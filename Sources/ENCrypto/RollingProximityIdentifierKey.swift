@@ -58,7 +58,7 @@ public struct RollingProximityIdentifierKey: Sendable {
         -> [RollingProximityIdentifier]
     {
         guard count >= 0 else { throw .badParameter("identifier count must not be negative, got \(count)") }
-        guard UInt64(start.rawValue) + UInt64(count) <= UInt64(UInt32.max) + 1 else {
+        guard UInt64(start) + UInt64(count) <= UInt64(UInt32.max) + 1 else {
             throw .badParameter("\(count) intervals from \(start) run past the end of the interval range")
         }
         if count == 0 { return [] }
@@ -73,7 +73,7 @@ public struct RollingProximityIdentifierKey: Sendable {
         var done = 0
         while done < count {
             let n = min(PaddedIntervalBlocks.blocksPerSlot, count - done)
-            try buffer.encrypt(start: start.rawValue &+ UInt32(done), count: n, with: cipher)
+            try buffer.encrypt(start: start &+ UInt32(done), count: n, with: cipher)
             for i in 0..<n { result.append(buffer.identifier(at: i)) }
             done += n
         }

@@ -209,7 +209,7 @@ public struct ENExportKeyScanner: Sendable {
         guard let keyData else { return nil }
         return ENTemporaryExposureKey(
             keyDataBytes: UnsafeRawBufferPointer(rebasing: buffer[keyData]),
-            rollingStartNumber: ENIntervalNumber(rawValue: start), rollingPeriod: period,
+            rollingStartNumber: ENIntervalNumber(start), rollingPeriod: period,
             transmissionRiskLevel: ENRiskLevel(risk), diagnosisReportType: reportType,
             daysSinceOnsetOfSymptoms: days, variantOfConcern: variant)
     }

@@ -139,7 +139,7 @@ public struct ENExportWriter: Sendable {
         }
         var body = 2 + key.keyData.count  // tag 1, length, bytes
         body += 1 + varintSize(UInt64(key.transmissionRiskLevel))
-        body += 1 + varintSize(UInt64(key.rollingStartNumber.rawValue))
+        body += 1 + varintSize(UInt64(key.rollingStartNumber))
         body += 1 + varintSize(UInt64(key.rollingPeriod))
         if key.diagnosisReportType != .unknown { body += 1 + varintSize(UInt64(key.diagnosisReportType.rawValue)) }
         if key.hasKnownDaysSinceOnsetOfSymptoms {

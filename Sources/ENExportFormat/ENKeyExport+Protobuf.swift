@@ -89,11 +89,11 @@ extension ENKeyExport {
         do {
             try key.validate()
         } catch {
-            throw .badParameter("\(section.fieldName)[\(index)]: \(error.reason)")
+            throw error.adding(.init(section: section.fieldName, index: index))
         }
-        guard key.rollingStartNumber.rawValue <= UInt32(Int32.max) else {
+        guard key.rollingStartNumber <= UInt32(Int32.max) else {
             throw .badParameter(
-                "\(section.fieldName)[\(index)]: rolling start \(key.rollingStartNumber.rawValue) does not fit an int32"
+                "\(section.fieldName)[\(index)]: rolling start \(key.rollingStartNumber) does not fit an int32"
             )
         }
     }
@@ -144,7 +144,7 @@ extension PB_TemporaryExposureKey {
         self.init()
         keyData = key.keyData
         transmissionRiskLevel = Int32(key.transmissionRiskLevel)
-        rollingStartIntervalNumber = Int32(bitPattern: key.rollingStartNumber.rawValue)
+        rollingStartIntervalNumber = Int32(bitPattern: key.rollingStartNumber)
         rollingPeriod = Int32(key.rollingPeriod)
         if key.diagnosisReportType != .unknown,
             let type = PB_TemporaryExposureKey.ReportType(rawValue: Int(key.diagnosisReportType.rawValue))

@@ -65,7 +65,7 @@ struct RawExportKey {
         func key(_ bytes: UnsafeRawBufferPointer) -> ENTemporaryExposureKey {
             ENTemporaryExposureKey(
                 keyDataBytes: bytes,
-                rollingStartNumber: ENIntervalNumber(rawValue: UInt32(start)),
+                rollingStartNumber: ENIntervalNumber(UInt32(start)),
                 rollingPeriod: UInt32(period),
                 transmissionRiskLevel: ENRiskLevel(risk),
                 diagnosisReportType: reportType ?? .unknown,

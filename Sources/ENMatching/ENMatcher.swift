@@ -117,7 +117,7 @@ public final class ENMatcher: Sendable {
                     collector.add(
                         ordinal: batchBase + Int(hit.key_index), key: key,
                         sightingIndex: Int(hit.observation_index),
-                        derivedInterval: ENIntervalNumber(rawValue: hit.derived_interval))
+                        derivedInterval: ENIntervalNumber(hit.derived_interval))
                 }
                 cen_worker_clear_hits(worker)
             }

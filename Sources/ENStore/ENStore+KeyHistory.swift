@@ -86,7 +86,7 @@ extension ENStore {
     ) throws -> ENTemporaryExposureKey {
         let latest = try Row.fetchOne(
             db, sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1",
-            arguments: [Int64(interval.rawValue)])
+            arguments: [Int64(interval)])
         var start = interval.rollingStart
         if let latest {
             let key = try ownKey(from: latest, cipher)
@@ -111,14 +111,14 @@ extension ENStore {
         guard
             let row = try Row.fetchOne(
                 db, sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1",
-                arguments: [Int64(interval.rawValue)])
+                arguments: [Int64(interval)])
         else { return nil }
         var key = try ownKey(from: row, cipher)
         guard key.validityIntervals.contains(interval) else { return nil }
         key.rollingPeriod = UInt32(max(1, key.rollingStartNumber.intervals(to: interval)))
         try db.execute(
             sql: "UPDATE own_keys SET rolling_period = ? WHERE rolling_start = ?",
-            arguments: [Int64(key.rollingPeriod), Int64(key.rollingStartNumber.rawValue)])
+            arguments: [Int64(key.rollingPeriod), Int64(key.rollingStartNumber)])
         return key
     }
 
@@ -136,12 +136,12 @@ extension ENStore {
         var stored = key.keyData
         if let cipher {
             stored = try cipher.seal(
-                key.keyData, authenticating: StoreCodec.context("own_keys", key.rollingStartNumber.rawValue))
+                key.keyData, authenticating: StoreCodec.context("own_keys", key.rollingStartNumber))
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO own_keys (rolling_start, rolling_period, key, created_at) VALUES (?, ?, ?, ?)",
             arguments: [
-                Int64(key.rollingStartNumber.rawValue), Int64(key.rollingPeriod), stored, StoreCodec.column(now),
+                Int64(key.rollingStartNumber), Int64(key.rollingPeriod), stored, StoreCodec.column(now),
             ])
     }
 
@@ -155,7 +155,7 @@ extension ENStore {
             throw ENError(.badFormat, "the stored own key starting at interval \(start) is \(keyData.count) bytes")
         }
         return ENTemporaryExposureKey(
-            keyData: keyData, rollingStartNumber: ENIntervalNumber(rawValue: start),
+            keyData: keyData, rollingStartNumber: ENIntervalNumber(start),
             rollingPeriod: UInt32(clamping: row["rolling_period"] as Int64))
     }
 }

@@ -43,7 +43,7 @@ extension ENStore {
 
     private static func deleteExpired(_ db: Database, _ cutoff: Date) throws -> ENStoreExpiryReport {
         let date = StoreCodec.column(cutoff)
-        let interval = Int64(ENIntervalNumber(date: cutoff).rawValue)
+        let interval = Int64(ENIntervalNumber(date: cutoff))
         func delete(_ sql: String, _ arguments: StatementArguments) throws -> Int {
             try db.execute(sql: sql, arguments: arguments)
             return db.changesCount

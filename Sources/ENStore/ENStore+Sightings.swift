@@ -61,7 +61,7 @@ extension ENStore {
     ) throws {
         let statement = try db.cachedStatement(sql: "INSERT INTO sightings (interval, payload) VALUES (?, ?)")
         for sighting in sightings {
-            let interval = sighting.interval.rawValue
+            let interval = sighting.interval
             var payload = StoreCodec.sightingPayload(sighting)
             if let cipher {
                 payload = try cipher.seal(payload, authenticating: StoreCodec.context("sightings", interval))
@@ -73,8 +73,8 @@ extension ENStore {
     private static func fetchSightings(
         _ db: Database, _ start: Date, _ end: Date?, _ cipher: (any ENAuthenticatedCipher)?
     ) throws -> [ENSighting] {
-        let first = Int64(ENIntervalNumber(date: start).rawValue)
-        let last = end.map { Int64(ENIntervalNumber(date: $0).rawValue) } ?? Int64(UInt32.max)
+        let first = Int64(ENIntervalNumber(date: start))
+        let last = end.map { Int64(ENIntervalNumber(date: $0)) } ?? Int64(UInt32.max)
         let cursor = try Row.fetchCursor(
             db, sql: "SELECT interval, payload FROM sightings WHERE interval BETWEEN ? AND ? ORDER BY id",
             arguments: [first, last])

@@ -65,7 +65,7 @@ enum StoreCodec {
         let daysSinceOnset: Int64? =
             key.hasKnownDaysSinceOnsetOfSymptoms ? Int64(key.daysSinceOnsetOfSymptoms) : nil
         return [
-            key.keyData, Int64(key.rollingStartNumber.rawValue), Int64(key.rollingPeriod),
+            key.keyData, Int64(key.rollingStartNumber), Int64(key.rollingPeriod),
             Int64(key.transmissionRiskLevel), Int64(key.diagnosisReportType.rawValue), daysSinceOnset,
             Int64(key.variantOfConcern.rawValue),
         ]
@@ -84,7 +84,7 @@ enum StoreCodec {
         }
         let key = ENTemporaryExposureKey(
             keyData: keyData,
-            rollingStartNumber: ENIntervalNumber(rawValue: UInt32(clamping: row["rolling_start"] as Int64)),
+            rollingStartNumber: ENIntervalNumber(UInt32(clamping: row["rolling_start"] as Int64)),
             rollingPeriod: UInt32(clamping: row["rolling_period"] as Int64),
             transmissionRiskLevel: UInt8(clamping: trl),
             diagnosisReportType: report,

@@ -17,7 +17,7 @@ struct ExportKeyJSON: Codable {
 
     init(_ key: ENTemporaryExposureKey) {
         keyData = key.keyData.hexString
-        rollingStartIntervalNumber = key.rollingStartNumber.rawValue
+        rollingStartIntervalNumber = key.rollingStartNumber
         rollingPeriod = key.rollingPeriod
         transmissionRiskLevel = Int(key.transmissionRiskLevel)
         reportType = key.diagnosisReportType == .unknown ? nil : key.diagnosisReportType.rawValue
@@ -41,7 +41,7 @@ struct ExportKeyJSON: Codable {
             throw .badInput("\(location).variantOfConcern must be 0...4, got \(variantOfConcern ?? 0)")
         }
         let key = ENTemporaryExposureKey(
-            keyData: data, rollingStartNumber: ENIntervalNumber(rawValue: rollingStartIntervalNumber),
+            keyData: data, rollingStartNumber: ENIntervalNumber(rollingStartIntervalNumber),
             rollingPeriod: rollingPeriod ?? ENTemporaryExposureKey.defaultRollingPeriod,
             transmissionRiskLevel: ENRiskLevel(risk), diagnosisReportType: type,
             daysSinceOnsetOfSymptoms: daysSinceOnsetOfSymptoms ?? ENDaysSinceOnsetOfSymptomsUnknown,
@@ -49,7 +49,7 @@ struct ExportKeyJSON: Codable {
         do {
             try key.validate()
         } catch {
-            throw .badInput("\(location): \(error.reason)")
+            throw .badInput("\(location).\(error.context.field ?? "key"): \(error.reason)")
         }
         return key
     }

@@ -60,7 +60,7 @@ struct RealFileTests {
         #expect(keys.count == export.keys.count)
         for (text, key) in zip(keys, export.keys) {
             #expect(text.bytes("key_data") == key.keyData)
-            #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber.rawValue))
+            #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber))
             #expect(UInt32(text.scalar("rolling_period") ?? "144") == key.rollingPeriod)
             #expect(UInt8(text.scalar("transmission_risk_level") ?? "0") == key.transmissionRiskLevel)
         }

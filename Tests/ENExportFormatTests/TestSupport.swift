@@ -55,7 +55,7 @@ func randomKey(using rng: inout SeededRandomNumberGenerator) -> ENTemporaryExpos
     for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &rng) }
     return ENTemporaryExposureKey(
         keyData: Data(bytes),
-        rollingStartNumber: ENIntervalNumber(rawValue: UInt32.random(in: 0...3_000_000, using: &rng)),
+        rollingStartNumber: ENIntervalNumber(UInt32.random(in: 0...3_000_000, using: &rng)),
         rollingPeriod: UInt32.random(in: 1...144, using: &rng),
         transmissionRiskLevel: UInt8.random(in: 0...8, using: &rng),
         diagnosisReportType: ENDiagnosisReportType.allCases.randomElement(using: &rng)!,

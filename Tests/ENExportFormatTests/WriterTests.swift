@@ -88,7 +88,7 @@ struct WriterTests {
         for (text, key) in zip(keys, export.keys) {
             #expect(text.bytes("key_data") == key.keyData)
             #expect(text.scalar("rolling_period") == String(key.rollingPeriod))
-            #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber.rawValue))
+            #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber))
         }
         #expect(decoded.string("region") == "US")
         let info = try #require(decoded.messages("signature_infos").first)
@@ -250,13 +250,13 @@ struct WriterTests {
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
                 [ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)],
-                "rolling period"
+                "rollingPeriod"
             ),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
                 [
                     ENTemporaryExposureKey(
-                        keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(rawValue: 0x8000_0000))
+                        keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(0x8000_0000))
                 ],
                 "int32"
             ),
@@ -267,7 +267,7 @@ struct WriterTests {
                 Issue.record("expected a refusal mentioning \(reason)")
             } catch {
                 #expect(error.code == .badParameter)
-                #expect(error.reason.contains(reason), "\(error.reason)")
+                #expect(error.description.contains(reason), "\(error)")
             }
         }
         #expect(throws: ENError.self) { try ENExportArchive(exportBinary: Data(), signatureFile: nil).zipData() }

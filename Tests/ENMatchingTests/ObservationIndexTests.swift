@@ -18,7 +18,7 @@ struct ObservationIndexTests {
         }
         let index = try ObservationIndex(sightings: sightings)
         // The sightings' own intervals are what the index holds (the timestamps are mid-interval).
-        #expect(sightings.map(\.interval.rawValue) == intervals)
+        #expect(sightings.map(\.interval) == intervals)
         return index
     }
 

@@ -21,7 +21,7 @@ struct KeyHistoryTests {
         let key = try store.currentKey(at: referenceDate) { keyCounter.make() }
         let interval = ENIntervalNumber(date: referenceDate)
         #expect(key.rollingStartNumber == interval.rollingStart)
-        #expect(key.rollingStartNumber.rawValue % 144 == 0)
+        #expect(key.rollingStartNumber % 144 == 0)
         #expect(key.rollingPeriod == 144)
         // Later the same day: the same key.
         let later = try store.currentKey(at: referenceDate.addingTimeInterval(3_600)) { keyCounter.make() }

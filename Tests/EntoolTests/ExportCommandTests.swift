@@ -126,7 +126,7 @@ struct ExportCommandTests {
         let period = try run(
             #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "rollingPeriod": 0}]"#)
         #expect(period.status == 2)
-        #expect(period.stderr.contains("rolling period"))
+        #expect(period.stderr.contains("keys[0].rollingPeriod"))
         let report = try run(
             #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "reportType": 9}]"#)
         #expect(report.status == 2)
