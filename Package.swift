@@ -1,4 +1,7 @@
 // swift-tools-version: 6.2
+// swift-exposure-notification: an open Swift implementation of the Google/Apple Exposure Notification system.
+// Copyright the swift-exposure-notification authors. Licensed under the Apache License, Version 2.0 (see
+// LICENSE); third-party test data and its provenance are listed in NOTICE.
 import PackageDescription
 
 let package = Package(
@@ -74,26 +77,21 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Shared by the test targets only (not a product): the fixtures (one copy of each, provenance in
+        // NOTICE), a seeded random number generator, temporary directories and the external tools.
+        .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
-        .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         .testTarget(
-            name: "ENExportFormatTests",
-            dependencies: ["ENCore", "ENCrypto", "ENExportFormat"],
-            resources: [.copy("Fixtures")]
-        ),
-        .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching"]),
-        .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2"], resources: [.copy("Fixtures")]),
+            name: "ENExportFormatTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport"]),
+        .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching", "ENTestSupport"]),
+        .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1", "ENTestSupport"]),
+        .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2", "ENTestSupport"]),
         .testTarget(
             name: "ENStoreTests",
-            dependencies: ["ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper", "ENTestSupport"]
         ),
-        .testTarget(
-            name: "EntoolTests",
-            dependencies: ["ENCore", "ENCrypto", "entool"],
-            resources: [.copy("Fixtures")]
-        ),
+        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
     ]
 )
 

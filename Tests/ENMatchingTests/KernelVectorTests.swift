@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -63,7 +64,7 @@ struct KernelVectorTests {
 
     @Test("kernels agree on random keys and starts")
     func kernelsAgree() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandomNumberGenerator.forTest()
         let keys = (0..<37).map { _ in Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
         let starts = (0..<37).map { _ in UInt32.random(in: 0...UInt32.max - 144, using: &generator) }
         var reference: [[Data]]? = nil
@@ -86,19 +87,20 @@ struct KernelVectorTests {
         "every kernel agrees with ENCrypto (the Swift path) for random keys, unaligned starts and short runs",
         arguments: ENMatchingKernel.supported)
     func agreesWithENCrypto(kernel: ENMatchingKernel) throws {
+        var generator = SeededRandomNumberGenerator.forTest()
         let derivation = try KernelDerivation(kernel: kernel)
         var starts: [UInt32] = [2_642_976, 2_642_976, 2_645_035, 2_642_976, 7, 2_645_035]
-        for _ in 0..<40 { starts.append(UInt32.random(in: 2_600_000...2_700_000)) }
-        let keys = try starts.map { _ in try SecureRandom.bytes(count: 16) }
+        for _ in 0..<40 { starts.append(UInt32.random(in: 2_600_000...2_700_000, using: &generator)) }
+        let keys = starts.map { _ in Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
         let rpiks = try derivation.rollingProximityIdentifierKeys(keys)
         for (index, start) in starts.enumerated() {
             let reference = try RollingProximityIdentifierKey(keyData: keys[index])
-            #expect(rpiks[index] == reference.keyBytes, "\(kernel) key \(index)")
-            let count = index % 3 == 0 ? 144 : Int.random(in: 1...144)
+            #expect(rpiks[index] == reference.keyBytes, "\(kernel) key \(index), \(generator)")
+            let count = index % 3 == 0 ? 144 : Int.random(in: 1...144, using: &generator)
             let expected = try reference.identifiers(startingAt: ENIntervalNumber(start), count: count).map(\.data)
             let derived = try derivation.identifiers(
                 rollingProximityIdentifierKey: rpiks[index], startingAt: start, count: count)
-            #expect(derived == expected, "\(kernel) key \(index) start \(start) count \(count)")
+            #expect(derived == expected, "\(kernel) key \(index) start \(start) count \(count), \(generator)")
         }
     }
 
@@ -106,6 +108,7 @@ struct KernelVectorTests {
         "cached plaintexts stay correct when starts share a cache slot and alternate",
         arguments: ENMatchingKernel.supported)
     func cacheSlotCollisions(kernel: ENMatchingKernel) throws {
+        var generator = SeededRandomNumberGenerator.forTest()
         let derivation = try KernelDerivation(kernel: kernel)
         // The portable kernel caches the padded inputs of 16 rolling starts in slot
         // (start + start / 144) % 16: a, a + 16 days and a + 16 days + 16 intervals share a's slot.
@@ -114,12 +117,12 @@ struct KernelVectorTests {
         let c = a + 16 * 144 + 16
         for start in [a, b, a, c, b, a, a, c] {
             for count in [144, 37] {
-                let key = try SecureRandom.bytes(count: 16)
+                let key = Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
                 let reference = try RollingProximityIdentifierKey(keyData: key)
                 let expected = try reference.identifiers(startingAt: ENIntervalNumber(start), count: count)
                 let derived = try derivation.identifiers(
                     rollingProximityIdentifierKey: reference.keyBytes, startingAt: start, count: count)
-                #expect(derived == expected.map(\.data), "\(kernel) start \(start) count \(count)")
+                #expect(derived == expected.map(\.data), "\(kernel) start \(start) count \(count), \(generator)")
             }
         }
     }
