@@ -1,4 +1,7 @@
 // swift-tools-version: 6.2
+// swift-exposure-notification: an open Swift implementation of the Google/Apple Exposure Notification system.
+// Copyright the swift-exposure-notification authors. Licensed under the Apache License, Version 2.0 (see
+// LICENSE); third-party test data and its provenance are listed in NOTICE.
 import PackageDescription
 
 let package = Package(
@@ -20,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -83,29 +85,25 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Shared by the test targets only (not a product): the fixtures (one copy of each, provenance in
+        // NOTICE), a seeded random number generator, temporary directories and the external tools.
+        .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
-        .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         .testTarget(
-            name: "ENExportFormatTests",
-            dependencies: ["ENCore", "ENCrypto", "ENExportFormat"],
-            resources: [.copy("Fixtures")]
-        ),
-        .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching"]),
-        .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2"], resources: [.copy("Fixtures")]),
+            name: "ENExportFormatTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport"]),
+        .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching", "ENTestSupport"]),
+        .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1", "ENTestSupport"]),
+        .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2", "ENTestSupport"]),
         .testTarget(
             name: "ENStoreTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper", .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            resources: [.copy("Fixtures")]
+                "ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper", "ENTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
-        .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer"]),
-        .testTarget(
-            name: "EntoolTests",
-            dependencies: ["ENCore", "ENCrypto", "entool"],
-            resources: [.copy("Fixtures")]
-        ),
+        .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer", "ENTestSupport"]),
+        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
     ]
 )
 

@@ -1,9 +1,11 @@
+public import ENCore
+
 /// What an `ENManager` keeps across restarts: whether Exposure Notification is enabled, the app's
 /// authorization status, and the pre-authorization of diagnosis-key release.
 public struct ENManagerState: Hashable, Sendable {
     /// Whether Exposure Notification is enabled (Apple's `exposureNotificationEnabled`); `false` at first.
     public var exposureNotificationEnabled: Bool
-    /// The app's authorization status; ``ENAuthorizationStatus/unknown`` at first.
+    /// The app's authorization status; `ENAuthorizationStatus.unknown` at first.
     public var authorizationStatus: ENAuthorizationStatus
     /// The pre-authorization of diagnosis-key release, or `nil` when none was given.
     public var preAuthorization: ENPreAuthorization?

@@ -1,4 +1,4 @@
-internal import ENCore
+public import ENCore
 internal import Foundation
 internal import GRDB
 

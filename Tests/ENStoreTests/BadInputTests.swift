@@ -1,5 +1,6 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ struct BadInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("garbage.sqlite")
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandomNumberGenerator.forTest(defaultSeed: 42)
         let garbage = Data((0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         try garbage.write(to: URL(fileURLWithPath: path))
         try expectUntouched(path, code: .badFormat, mentioning: "garbage.sqlite")
@@ -36,7 +37,7 @@ struct BadInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("truncated.sqlite")
-        var bytes = try Data(contentsOf: try fixtureURL("store-v1.sqlite"))
+        var bytes = try Data(contentsOf: try Fixtures.url("store/store-v1.sqlite"))
         bytes.replaceSubrange(100..<bytes.count, with: Data(repeating: 0xA5, count: bytes.count - 100))
         try bytes.write(to: URL(fileURLWithPath: path))
         try expectUntouched(path, code: .badFormat, mentioning: "truncated.sqlite")
@@ -88,24 +89,11 @@ struct BadInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("garbage.sqlite")
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         try Data((0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }).write(
             to: URL(fileURLWithPath: path))
         try expectUntouched(path, code: .badFormat, mentioning: "garbage.sqlite") { path throws(ENError) in
             _ = try ENAppStore(path: path)
         }
-    }
-}
-
-/// A small deterministic generator for test data.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -28,7 +29,7 @@ struct CrashSafetyTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("crash.sqlite")
-        var generator = SplitMix(seed: UInt64(Date().timeIntervalSince1970))
+        var generator = SeededRandomNumberGenerator.forTest()
         var previous = 0
         var counts: [Int] = []
         var kills = 0

@@ -1,5 +1,6 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -105,7 +106,7 @@ struct MigrationTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = try copyFixture("store-v2.sqlite", to: directory)
-        let original = try fixtureURL("store-v2.sqlite").path
+        let original = try Fixtures.url("store/store-v2.sqlite").path
         let keysSQL = "SELECT * FROM %@ ORDER BY id"
         let batchesSQL = "SELECT * FROM %@ ORDER BY batch_index"
         let originalKeys = try rows(original, String(format: keysSQL, "server_keys"))

@@ -1,5 +1,6 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
 import Testing
 

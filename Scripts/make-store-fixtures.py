@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Regenerates the ENStore test fixtures with the sqlite3 CLI. Run from this directory.
+"""Regenerates the ENStore test fixtures (Tests/ENTestSupport/Fixtures/store/) with the sqlite3 CLI.
+
+Run from the repository root: python3 Scripts/make-store-fixtures.py
 
 store-v1.sqlite     a store written by schema v1 (the DDL is copied verbatim from FrameworkSchema.migrateV1)
 store-v2.sqlite     a store written by schemas v1 and v2 (FrameworkSchema.migrateV2, verbatim), with key-server rows
@@ -9,7 +11,9 @@ interrupted.sqlite  a first open killed after GRDB created its migrations table,
 """
 import os, re, struct, subprocess
 
-src = open('../../../Sources/ENStore/FrameworkSchema.swift').read()
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+src = open(os.path.join(root, 'Sources/ENStore/FrameworkSchema.swift')).read()
+os.chdir(os.path.join(root, 'Tests/ENTestSupport/Fixtures/store'))
 v1 = re.search(r'static func migrateV1.*?sql: """\n(.*?)"""', src, re.S).group(1)
 v2 = re.search(r'static func migrateV2.*?sql: """\n(.*?)"""', src, re.S).group(1)
 ref = 800000000.0  # a Date's timeIntervalSinceReferenceDate: 2026-05-09 06:13:20 UTC
@@ -18,7 +22,7 @@ start = (interval // 144) * 144
 payload = bytes(range(16)).hex() + 'a0a1a2a3' + 'c4' + '03' + struct.pack('<d', ref + 12.5).hex()
 lines = [
     "-- A store written by schema v1 (StoreSchema.migrateV1, copied verbatim), with one row per table.",
-    "-- Regenerate with make-fixtures.py.",
+    "-- Regenerate with Scripts/make-store-fixtures.py.",
     "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);",
     "INSERT INTO grdb_migrations VALUES ('v1');",
     v1.replace('\n                ', '\n').strip(),

@@ -1,8 +1,10 @@
-public import Foundation
+package import Foundation
 
+/// Hexadecimal text for tests, diagnostics and the command line (the public types print themselves in hex through
+/// `description`; this package-level helper is not part of the library's API).
 extension Data {
     /// Lower-case hexadecimal, two digits a byte.
-    public var hexString: String {
+    package var hexString: String {
         var chars = [UInt8]()
         chars.reserveCapacity(count * 2)
         let digits = Array("0123456789abcdef".utf8)
@@ -14,7 +16,7 @@ extension Data {
     }
 
     /// Decodes hexadecimal text (either case, no separators). Returns nil for an odd length or a non-hex character.
-    public init?(hexString: some StringProtocol) {
+    package init?(hexString: some StringProtocol) {
         let utf8 = Array(hexString.utf8)
         guard utf8.count % 2 == 0 else { return nil }
         var bytes = [UInt8]()
