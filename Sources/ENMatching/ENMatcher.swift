@@ -14,7 +14,7 @@ internal import Synchronization
 /// ```swift
 /// let matcher = try ENMatcher(sightings: storedSightings)
 /// let result = try matcher.match(keyChunks: keysFromFiles)   // any Sequence of [ENTemporaryExposureKey]
-/// for match in result.matches { print(match.key.keyData.hexString, match.sightings.count) }
+/// for match in result.matches { print(match.key, match.sightings.count) }
 /// ```
 ///
 /// The rules:

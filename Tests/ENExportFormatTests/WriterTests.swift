@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -8,28 +9,37 @@ import Testing
 struct WriterTests {
     /// The ENS example key pair (published on purpose).
     func ensSigner() throws -> ENExportSigner {
-        let pem = String(decoding: try fixture("ens-example/private.pem"), as: UTF8.self)
+        let pem = String(decoding: try Fixtures.data("export/ens-example/private.pem"), as: UTF8.self)
         return ENExportSigner(signingKey: try P256SigningKey(pemRepresentation: pem), keyID: "some_id", keyVersion: "1")
     }
 
     func ensVerifier() throws -> ENExportVerifier {
-        let pem = String(decoding: try fixture("ens-example/public.pem"), as: UTF8.self)
+        let pem = String(decoding: try Fixtures.data("export/ens-example/public.pem"), as: UTF8.self)
         return ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(
                 keyID: "some_id", keyVersion: "1", publicKey: try P256VerifyingKey(pemRepresentation: pem))
         ])
     }
 
-    @Test("the ENS example keys, re-exported and signed, verify with openssl and decode with protoc")
-    func writesWhatOthersAccept() throws {
-        let original = try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip")).keyExport()
+    /// The ENS example's keys, written and signed again by ``ENExportWriter``.
+    func reexportedENSExample() throws -> (written: ENExportArchive, original: ENKeyExport) {
+        let original = try ENExportArchive(
+            data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip")
+        )
+        .keyExport()
         let writer = ENExportWriter(
             region: "US", startTimestamp: 1_590_159_600, endTimestamp: 1_590_246_000, signers: [try ensSigner()])
         let archives = try writer.archives(keys: original.keys)
         #expect(archives.count == 1)
-        let zipped = try archives[0].zipData()
+        return (try #require(archives.first), original)
+    }
+
+    @Test("the ENS example keys, re-exported and signed, read back and verify")
+    func writesWhatReadsBack() throws {
+        let (written, original) = try reexportedENSExample()
+        let zipped = try written.zipData()
         let reread = try ENExportArchive(data: zipped)
-        #expect(reread == archives[0])
+        #expect(reread == written)
         let export = try reread.keyExport()
         #expect(sorted(export.keys) == sorted(original.keys))
         #expect(export.region == "US")
@@ -37,61 +47,70 @@ struct WriterTests {
         #expect(export.endTimestamp == 1_590_246_000)
         #expect(export.batchNumber == 1 && export.batchSize == 1)
         #expect(try ensVerifier().verify(reread).isVerified)
-
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let bin = directory.appendingPathComponent("export.bin")
-        let sig = directory.appendingPathComponent("sig.der")
-        try reread.exportBinary.write(to: bin)
-        try #require(try reread.signatures().first).signature.write(to: sig)
-        if let run = try runTool(
-            "openssl",
-            [
-                "dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature", sig.path,
-                bin.path,
-            ])
-        {
-            #expect(run.status == 0, "\(String(decoding: run.stdout + run.stderr, as: UTF8.self))")
-            #expect(String(decoding: run.stdout, as: UTF8.self).contains("Verified OK"))
-            // And openssl refuses it once a byte of the file changes.
-            var tampered = reread.exportBinary
-            tampered[tampered.count - 1] ^= 0x01
-            try tampered.write(to: bin)
-            let bad = try #require(
-                try runTool(
-                    "openssl",
-                    [
-                        "dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature",
-                        sig.path, bin.path,
-                    ]))
-            #expect(bad.status != 0)
-        } else {
-            print("note: openssl is not installed; skipping the openssl cross-check")
-        }
-        if let decoded = try protocDecode(reread.exportBinary.dropFirst(16), type: "TemporaryExposureKeyExport") {
-            let keys = decoded.messages("keys")
-            #expect(keys.count == 2)
-            for (text, key) in zip(keys, export.keys) {
-                #expect(text.bytes("key_data") == key.keyData)
-                #expect(text.scalar("rolling_period") == String(key.rollingPeriod))
-                #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber))
-            }
-            #expect(decoded.string("region") == "US")
-            let info = try #require(decoded.messages("signature_infos").first)
-            #expect(info.string("verification_key_id") == "some_id")
-            #expect(info.string("signature_algorithm") == "1.2.840.10045.4.3.2")
-        } else {
-            print("note: protoc is not installed; skipping the protoc cross-check")
-        }
-        // The zip holds export.bin then export.sig, as unzip lists them.
-        let zipURL = directory.appendingPathComponent("export.zip")
-        try archives[0].write(to: zipURL)
-        if let listing = try runTool("unzip", ["-Z1", zipURL.path]) {
-            #expect(String(decoding: listing.stdout, as: UTF8.self) == "export.bin\nexport.sig\n")
-        }
     }
 
-    @Test("every field, including report type, days since onset and variant, decodes with protoc as written")
+    @Test(
+        "the ENS example keys, re-exported and signed, verify with openssl",
+        .enabled(if: ExternalTool.openssl.isAvailable))
+    func writesWhatOpenSSLAccepts() throws {
+        let reread = try ENExportArchive(data: try reexportedENSExample().written.zipData())
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let bin = directory.url.appendingPathComponent("export.bin")
+        let sig = directory.url.appendingPathComponent("sig.der")
+        try reread.exportBinary.write(to: bin)
+        try #require(try reread.signatures().first).signature.write(to: sig)
+        let publicKey = try Fixtures.url("export/ens-example/public.pem").path
+        let run = try ExternalTool.openssl.run([
+            "dgst", "-sha256", "-verify", publicKey, "-signature", sig.path, bin.path,
+        ])
+        #expect(run.status == 0, "\(String(decoding: run.stdout + run.stderr, as: UTF8.self))")
+        #expect(run.output.contains("Verified OK"))
+        // And openssl refuses it once a byte of the file changes.
+        var tampered = reread.exportBinary
+        tampered[tampered.count - 1] ^= 0x01
+        try tampered.write(to: bin)
+        let bad = try ExternalTool.openssl.run([
+            "dgst", "-sha256", "-verify", publicKey, "-signature", sig.path, bin.path,
+        ])
+        #expect(bad.status != 0)
+    }
+
+    @Test(
+        "the ENS example keys, re-exported and signed, decode with protoc",
+        .enabled(if: ExternalTool.protoc.isAvailable))
+    func writesWhatProtocDecodes() throws {
+        let reread = try ENExportArchive(data: try reexportedENSExample().written.zipData())
+        let export = try reread.keyExport()
+        let decoded = try protocDecode(reread.exportBinary.dropFirst(16), type: "TemporaryExposureKeyExport")
+        let keys = decoded.messages("keys")
+        #expect(keys.count == 2)
+        for (text, key) in zip(keys, export.keys) {
+            #expect(text.bytes("key_data") == key.keyData)
+            #expect(text.scalar("rolling_period") == String(key.rollingPeriod))
+            #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber))
+        }
+        #expect(decoded.string("region") == "US")
+        let info = try #require(decoded.messages("signature_infos").first)
+        #expect(info.string("verification_key_id") == "some_id")
+        #expect(info.string("signature_algorithm") == "1.2.840.10045.4.3.2")
+    }
+
+    @Test(
+        "the written zip holds export.bin then export.sig, as unzip lists them",
+        .enabled(if: ExternalTool.unzip.isAvailable))
+    func zipEntryOrder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let zipURL = directory.url.appendingPathComponent("export.zip")
+        try reexportedENSExample().written.write(to: zipURL)
+        let listing = try ExternalTool.unzip.run(["-Z1", zipURL.path])
+        #expect(listing.output == "export.bin\nexport.sig\n")
+    }
+
+    @Test(
+        "every field, including report type, days since onset and variant, decodes with protoc as written",
+        .enabled(if: ExternalTool.protoc.isAvailable))
     func allFieldsWithProtoc() throws {
         let key = ENTemporaryExposureKey(
             keyData: Data(hexString: "75c734c6dd1a782de7a965da5eb93125")!, rollingStartNumber: 2_642_976,
@@ -103,10 +122,7 @@ struct WriterTests {
         let export = ENKeyExport(startTimestamp: 1, endTimestamp: 2, region: "222", keys: [key], revisedKeys: [revoked])
         let binary = try export.exportBinary()
         #expect(try ENKeyExport(exportBinary: binary) == export)
-        guard let decoded = try protocDecode(binary.dropFirst(16), type: "TemporaryExposureKeyExport") else {
-            print("note: protoc is not installed; skipping the protoc cross-check")
-            return
-        }
+        let decoded = try protocDecode(binary.dropFirst(16), type: "TemporaryExposureKeyExport")
         let text = try #require(decoded.messages("keys").first)
         #expect(text.scalar("report_type") == "SELF_REPORT")
         #expect(text.scalar("days_since_onset_of_symptoms") == "-3")
@@ -122,7 +138,7 @@ struct WriterTests {
 
     @Test("random key sets round-trip through write, zip, read and verify", arguments: 0..<12)
     func roundTrip(seed: Int) throws {
-        var rng = SeededGenerator(seed: UInt64(seed))
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: UInt64(seed))
         let keys = (0..<Int.random(in: 0...300, using: &rng)).map { _ in randomKey(using: &rng) }
         let revised = (0..<Int.random(in: 0...20, using: &rng)).map { _ in randomKey(using: &rng) }
         var writer = ENExportWriter(region: "DE", startTimestamp: 100, endTimestamp: 200, signers: [try ensSigner()])
@@ -155,7 +171,7 @@ struct WriterTests {
 
     @Test("keys are written in random order, not grouped as given")
     func shuffles() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 42)
         let keys = (0..<200).map { _ in randomKey(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [try ensSigner()])
         let first = try writer.archives(keys: keys)[0].keyExport().keys
@@ -167,7 +183,7 @@ struct WriterTests {
 
     @Test("files split at the key limit and the size limit, with distinct end timestamps")
     func splits() throws {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 7)
         let keys = (0..<1000).map { _ in randomKey(using: &rng) }
         var writer = ENExportWriter(region: "US", startTimestamp: 10, endTimestamp: 20, signers: [try ensSigner()])
         writer.maximumKeysPerFile = 300
@@ -194,7 +210,7 @@ struct WriterTests {
     func severalSignatures() throws {
         let current = ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v2")
         let previous = ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v1")
-        var rng = SeededGenerator(seed: 3)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 3)
         let keys = (0..<20).map { _ in randomKey(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [current, previous])
         let archive = try writer.archives(keys: keys)[0]

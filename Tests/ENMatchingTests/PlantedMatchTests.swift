@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -97,7 +98,7 @@ struct PlantedMatchTests {
             }
             sightings.append(try TestData.sighting(of: key, offset: 60 + k, drift: 40))  // too late
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandomNumberGenerator.forTest()
         for i in 0..<200 {
             sightings.append(
                 TestData.sighting(

@@ -1,5 +1,6 @@
 import ENCore
 import ENRiskV1
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -305,10 +306,8 @@ struct SummaryTests {
 
     @Test("The earlier sample configuration (weights 50) multiplies every level value by 50")
     func earlierConfiguration() throws {
-        let url = try #require(
-            Bundle.module.url(
-                forResource: "exposure-configuration-earlier", withExtension: "json", subdirectory: "Fixtures"))
-        let configuration = try ENExposureConfiguration(jsonData: Data(contentsOf: url))
+        let configuration = try ENExposureConfiguration(
+            jsonData: Fixtures.data("risk/exposure-configuration-earlier.json"))
         let info = ENScoringV1.exposureInfo(
             for: exposure(daysAgo: 20, trl: 0, [(80, 60)]), configuration: configuration, now: day0)
         let expected: Double = 1 * 50 * 1 * 50 * 2 * 50 * 1 * 50
