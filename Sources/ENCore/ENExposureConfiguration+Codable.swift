@@ -204,7 +204,8 @@ private struct FieldReader {
                 day = number
             } else {
                 throw .badParameter(
-                    "\(name) key \"\(key)\" is neither a day number -14...14 nor \"unknown\"", context: .init(field: name))
+                    "\(name) key \"\(key)\" is neither a day number -14...14 nor \"unknown\"",
+                    context: .init(field: name))
             }
             guard let infectiousness = UInt32(exactly: value).flatMap(ENInfectiousness.init(rawValue:)) else {
                 throw .badParameter(

@@ -22,7 +22,8 @@ extension ENExposureConfiguration {
         for (name, values) in levelTables {
             guard values.count == Self.levelValueCount else {
                 throw .badParameter(
-                    "\(name) must have \(Self.levelValueCount) entries, got \(values.count)", context: .init(field: name))
+                    "\(name) must have \(Self.levelValueCount) entries, got \(values.count)",
+                    context: .init(field: name))
             }
             if let bad = values.first(where: { $0 > ENRiskLevelValueMax }) {
                 throw .badParameter(
