@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ENRiskV1", targets: ["ENRiskV1"]),
         .library(name: "ENRiskV2", targets: ["ENRiskV2"]),
         .library(name: "ENStore", targets: ["ENStore"]),
+        .library(name: "ENEvaluation", targets: ["ENEvaluation"]),
         .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
         .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
@@ -55,6 +56,8 @@ let package = Package(
         .target(name: "ENMatching", dependencies: ["ENCore", "ENCrypto", "CENMatchingKernel"]),
         .target(name: "ENRiskV1", dependencies: ["ENCore"]),
         .target(name: "ENRiskV2", dependencies: ["ENCore"]),
+        // Configuration evaluation: labelled encounters scored by ENRiskV1/ENRiskV2 and the apps' rules. Pure.
+        .target(name: "ENEvaluation", dependencies: ["ENCore", "ENRiskV1", "ENRiskV2"]),
         .target(
             name: "ENStore",
             dependencies: ["ENCore", .product(name: "GRDB", package: "GRDB.swift")]
@@ -78,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "entool",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -104,6 +107,7 @@ let package = Package(
             name: "ENExportFormatTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport"]),
         .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching", "ENTestSupport"]),
         .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1", "ENTestSupport"]),
+        .testTarget(name: "ENEvaluationTests", dependencies: ["ENCore", "ENEvaluation", "ENRiskV2", "ENTestSupport"]),
         .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2", "ENTestSupport"]),
         .testTarget(
             name: "ENStoreTests",

@@ -3,6 +3,10 @@ import ENCrypto
 import ENExportFormat
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Export files at Apple's maximum: one 750,000-key file, written and signed here, then unzipped, scanned
 /// (the streaming hot path), decoded whole with swift-protobuf for comparison, and verified.
 let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in

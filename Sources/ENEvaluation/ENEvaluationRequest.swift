@@ -1,0 +1,19 @@
+public import Foundation
+
+/// What an evaluation needs beyond the data and the configurations: the contact rule, default key metadata
+/// and "now".
+public struct ENEvaluationRequest: Hashable, Sendable {
+    /// The ground-truth rule.
+    public var contactRule: ENContactRule
+    /// Key metadata for encounters (and windows) that do not carry it.
+    public var defaults: ENKeyMetadata
+    /// "Now": dates windows given by age and ages windows given by date. A parameter: the module reads no clock.
+    public var now: Date
+
+    /// Creates a request.
+    public init(contactRule: ENContactRule = ENContactRule(), defaults: ENKeyMetadata = ENKeyMetadata(), now: Date) {
+        self.contactRule = contactRule
+        self.defaults = defaults
+        self.now = now
+    }
+}
