@@ -101,14 +101,14 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
         }
     }
 
-    /// Deletes the keys that arrived before `cutoff` and the files of batches that ended before it, in one
+    /// Deletes the keys that arrived before `cutoff` and the files of batches that ended at or before it, in one
     /// transaction. Batch records stay (they are small), so that batch and file indexes never repeat.
     ///
     /// - Returns: how many keys were deleted.
     public static func deleteExpired(before cutoff: Date) -> ENStoreUpdate<ENKeyServerStore, Int> {
         .init { _, db in
             try db.execute(
-                sql: "DELETE FROM key_server_files WHERE end_timestamp < ?",
+                sql: "DELETE FROM key_server_files WHERE end_timestamp <= ?",
                 arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
             try db.execute(
                 sql: "DELETE FROM key_server_keys WHERE received_at < ?", arguments: [StoreCodec.column(cutoff)])
@@ -119,7 +119,7 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
 
 extension ENStoreQuery where Store == ENKeyServerStore {
     /// The published files from index `index` on, in index order, leaving out those of batches that ended
-    /// before `cutoff`.
+    /// at or before `cutoff`.
     public static func exportFiles(
         startingAt index: Int, endingAfter cutoff: Date = .distantPast
     ) -> ENStoreQuery<ENKeyServerStore, [ENKeyServerFile]> {
@@ -128,7 +128,7 @@ extension ENStoreQuery where Store == ENKeyServerStore {
         }
     }
 
-    /// The published file named `name`, or `nil` when there is none or its batch ended before `cutoff`.
+    /// The published file named `name`, or `nil` when there is none or its batch ended at or before `cutoff`.
     public static func exportFile(
         named name: String, endingAfter cutoff: Date = .distantPast
     ) -> ENStoreQuery<ENKeyServerStore, ENKeyServerFile?> {
@@ -138,20 +138,20 @@ extension ENStoreQuery where Store == ENKeyServerStore {
     }
 
     /// The names of the published files, sorted (byte order, as Go's `sort.Strings`), leaving out those of
-    /// batches that ended before `cutoff`.
+    /// batches that ended at or before `cutoff`.
     public static func exportFileNames(
         endingAfter cutoff: Date = .distantPast
     ) -> ENStoreQuery<ENKeyServerStore, [String]> {
         .init { _, db in
             try String.fetchAll(
-                db, sql: "SELECT name FROM key_server_files WHERE end_timestamp >= ? ORDER BY name",
+                db, sql: "SELECT name FROM key_server_files WHERE end_timestamp > ? ORDER BY name",
                 arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
         }
     }
 }
 
 extension KeyServerTables {
-    /// The files matching `condition` whose batch did not end before `cutoff`, in index order.
+    /// The files matching `condition` whose batch ended after `cutoff`, in index order.
     static func files(
         _ db: Database, where condition: String, _ arguments: StatementArguments, endingAfter cutoff: Date
     ) throws -> [ENKeyServerFile] {
@@ -159,7 +159,7 @@ extension KeyServerTables {
             db,
             sql: """
                 SELECT file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
-                FROM key_server_files WHERE \(condition) AND end_timestamp >= ? ORDER BY file_index
+                FROM key_server_files WHERE \(condition) AND end_timestamp > ? ORDER BY file_index
                 """,
             arguments: arguments + [Int64(unixSeconds(cutoff))]
         ).map { row in
