@@ -120,7 +120,7 @@ let package = Package(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENTestSupport",
+                "ENKeyServer", "ENTestSupport",
             ]
         ),
         .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),

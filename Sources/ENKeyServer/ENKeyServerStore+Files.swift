@@ -10,7 +10,8 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
     /// the files, the batch and the keys' assignment to it are stored together or not at all.
     ///
     /// The batch's window starts at the previous batch's end (for the first batch, at the earliest arrival of
-    /// its keys) and ends at `date`, in whole UTC seconds (at least one second after its start). Its files are
+    /// its keys) and ends at `date`, in whole UTC seconds (at least one second after its start, so that two publishes within
+    /// one second still get distinct windows and names). Its files are
     /// written by `ENExportWriter` (split at `configuration.maximumKeysPerFile`) and named
     /// `START-END-NNNNN.zip` as Google's server names them.
     ///
@@ -39,8 +40,10 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
             let batchIndex = last.map { ($0["batch_index"] as Int) + 1 } ?? 0
             let firstFileIndex =
                 try Int.fetchOne(db, sql: "SELECT MAX(first_file_index + file_count) FROM key_server_batches") ?? 0
-            var start: UInt64
+            let start: UInt64
             if let previousEnd = last?["end_timestamp"] as Int64? {
+                // Never before the previous end, even when the clock has not passed it (two publishes within a
+                // second): windows never overlap, so names never repeat.
                 start = UInt64(max(0, previousEnd))
             } else {
                 let earliest =
@@ -53,9 +56,8 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                                 SELECT MIN(revised_at) FROM key_server_keys
                                 WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL)
                             """) ?? StoreCodec.column(date)
-                start = KeyServerTables.unixSeconds(StoreCodec.date(earliest))
+                start = min(KeyServerTables.unixSeconds(StoreCodec.date(earliest)), now)
             }
-            start = min(start, now)
             let end = max(now, start + 1)
 
             var writer = ENExportWriter(

@@ -159,6 +159,23 @@ struct KeyServerPublishingTests {
         #expect(try await test.server.files(startingAt: 4).isEmpty)
     }
 
+    @Test func publishesWithinOneSecondGetDistinctWindowsAndNames() async throws {
+        let test = try TestServer()
+        let now = UInt64(referenceDate.timeIntervalSince1970)
+        var names: [String] = []
+        for n in 1...3 {
+            try await test.server.postDiagnosisKeys([makeKey(n, start: today)])
+            let files = try await test.server.publish()
+            #expect(files.map(\.index) == [n - 1])
+            names += files.map(\.name)
+        }
+        #expect(names == (0..<3).map { "\(now + UInt64($0))-\(now + UInt64($0) + 1)-00001.zip" })
+        // Once the clock passes the last end, the next window runs up to it.
+        test.clock.advance(by: 60)
+        try await test.server.postDiagnosisKeys([makeKey(4, start: today)])
+        #expect(try await test.server.publish().map(\.name) == ["\(now + 3)-\(now + 60)-00001.zip"])
+    }
+
     @Test func everyDownloadIsTheSameBytes() async throws {
         let test = try TestServer()
         try await test.server.postDiagnosisKeys((1...50).map { makeKey($0, start: today) })
