@@ -40,7 +40,7 @@ internal import Synchronization
 ///   ignores (rolling period 0 or above 144, key data not 16 bytes) are accepted and never match.
 /// - ``finishedDiagnosisKeys()`` waits for the batches before it, scores the matches at the environment's
 ///   clock's now, and returns the version 1 summary; ``getExposureInfo(withMaximumCount:)`` then pages through
-///   the ``ENExposureInfo``s that passed the configuration's minimum scores, in the order their keys were first
+///   the `ENExposureInfo`s that passed the configuration's minimum scores, in the order their keys were first
 ///   added, `done` once none remain (later calls return no infos and `done`).
 /// - `ENError.apiMisuse` (Apple's rules): ``activate()`` a second time or after ``invalidate()``;
 ///   ``addDiagnosisKeys(_:)`` before `activate` has completed, after ``finishedDiagnosisKeys()`` was called,
