@@ -246,7 +246,9 @@ public final class ENExposureDetectionSession: Sendable {
             }
             let result: Result<Void, ENError>
             do throws(ENError) {
-                try run.add(keys, options: ENMatchingOptions(isCancelled: { gate.isInvalidated }))
+                // One batch of the call's size (at most maximumKeyCount keys): no buffers beyond what it needs.
+                let options = ENMatchingOptions(batchSize: max(1, keys.count), isCancelled: { gate.isInvalidated })
+                if !keys.isEmpty { try run.add(keys, options: options) }
                 result = .success(())
             } catch {
                 result = .failure(error)
