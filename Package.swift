@@ -114,7 +114,10 @@ let package = Package(
         .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer", "ENTestSupport"]),
         .testTarget(
             name: "ExposureNotificationKitTests",
-            dependencies: ["ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENTestSupport"]
+            dependencies: [
+                "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
+                "ENTestSupport",
+            ]
         ),
         .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
     ]

@@ -5,7 +5,7 @@ internal import Foundation
 /// Apple's handler of ``ENExposureDetectionSession/finishedDiagnosisKeys(completionHandler:)``: the summary, or the
 /// error.
 public typealias ENExposureDetectionFinishCompletion = (
-    _ summary: ENExposureDetectionSession.Summary?, _ error: (any Error)?
+    _ summary: ENExposureDetectionSummary?, _ error: (any Error)?
 ) -> Void
 
 /// Apple's handler of ``ENExposureDetectionSession/getExposureInfo(withMaximumCount:completionHandler:)``: a page

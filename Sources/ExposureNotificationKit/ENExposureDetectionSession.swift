@@ -1,6 +1,7 @@
 public import ENCore
 internal import ENMatching
 public import ENRiskV1
+internal import ENStore
 public import Foundation
 internal import Synchronization
 
@@ -29,17 +30,22 @@ internal import Synchronization
 /// `async throws`. The session is `Sendable`: any thread may call it.
 ///
 /// ## Semantics
-/// - ``activate()`` reads the sightings of the retention period (14 days) and validates ``configuration``
-///   (`ENError.badParameter` when it is invalid; the session may then be activated again). The configuration
+/// - ``activate()`` validates ``configuration`` (`ENError.badParameter` when it is invalid), checks, as
+///   ``ENManager``'s detection does, that the user authorized Exposure Notification (`ENError.notAuthorized`,
+///   `ENError.restricted`) and that it is enabled (`ENError.notEnabled`), and reads the sightings of the
+///   retention period (14 days). After such a failure the session may be activated again. The configuration
 ///   in force is the one set before `activate`: setting it later changes the property, not this session's
 ///   scoring.
 /// - ``addDiagnosisKeys(_:)`` matches each batch as it arrives, one batch after the other in call order,
 ///   keeping only what matched between batches. Across batches the matcher's rules hold as if all keys had
 ///   come at once: the same key data in several batches counts once (its first matching occurrence wins), and
 ///   a revoked key cancels the matches of the same key data, also those of an earlier batch. Keys the matcher
-///   ignores (rolling period 0 or above 144, key data not 16 bytes) are accepted and never match.
+///   ignores (rolling period 0 or above 144, key data not 16 bytes) and keys that ended before the retention
+///   period (as ``ENManager`` leaves them out) are accepted and never match.
 /// - ``finishedDiagnosisKeys()`` waits for the batches before it, scores the matches at the environment's
-///   clock's now, and returns the version 1 summary; ``getExposureInfo(withMaximumCount:)`` then pages through
+///   clock's now as ``ENManager`` does in API version 1, and returns an ``ENExposureDetectionSummary`` with the
+///   version 1 properties (``ENExposureDetectionSummary/daySummaries`` is empty; the summary belongs to no
+///   manager, so `ENManager`'s `getExposureInfo(summary:)` refuses it); ``getExposureInfo(withMaximumCount:)`` then pages through
 ///   the `ENExposureInfo`s that passed the configuration's minimum scores, in the order their keys were first
 ///   added, `done` once none remain (later calls return no infos and `done`).
 /// - `ENError.apiMisuse` (Apple's rules): ``activate()`` a second time or after ``invalidate()``;
@@ -128,12 +134,13 @@ public final class ENExposureDetectionSession: Sendable {
 
     // MARK: Operations
 
-    /// Activates the session: validates ``configuration`` and loads the device's sightings of the retention
-    /// period.
+    /// Activates the session: validates ``configuration``, checks that detection is allowed and loads the
+    /// device's sightings of the retention period.
     ///
     /// - Throws: `ENError.apiMisuse` on a second call or after ``invalidate()``; `ENError.badParameter` for an
-    ///   invalid configuration; the store's error when the sightings cannot be read; `ENError.invalidated` when
-    ///   the session is invalidated meanwhile.
+    ///   invalid configuration; `ENError.notAuthorized` or `ENError.restricted` when the user has not authorized
+    ///   Exposure Notification, `ENError.notEnabled` when it is disabled; the store's error when the sightings
+    ///   cannot be read; `ENError.invalidated` when the session is invalidated meanwhile.
     public func activate() async throws(ENError) {
         let pending = try startActivation()
         try await gate.run { () async throws(ENError) in try await pending.value() }
@@ -154,7 +161,7 @@ public final class ENExposureDetectionSession: Sendable {
     ///
     /// - Throws: `ENError.apiMisuse` before activation, on a second call or after ``invalidate()``;
     ///   `ENError.invalidated` when the session is invalidated before the summary is ready.
-    public func finishedDiagnosisKeys() async throws(ENError) -> Summary {
+    public func finishedDiagnosisKeys() async throws(ENError) -> ENExposureDetectionSummary {
         let pending = try startFinishing()
         return try await gate.run { () async throws(ENError) in try await pending.value() }
     }
@@ -202,7 +209,8 @@ public final class ENExposureDetectionSession: Sendable {
             let result: Result<Void, ENError>
             do throws(ENError) {
                 try configuration.validate()
-                let matcher = try ENMatcher(sightings: try self.storage.retainedSightings())
+                try self.storage.requireDetectionAllowed()
+                let matcher = try ENMatcher(sightings: try self.storage.store().read(.retainedSightings))
                 result = self.state.withLock { state in
                     guard state.phase == .activating else { return .failure(ENCompletionGate.invalidatedError) }
                     state.phase = .activated
@@ -238,6 +246,7 @@ public final class ENExposureDetectionSession: Sendable {
         }
         let pending = PendingResult<Void>()
         let gate = self.gate
+        let environment = self.environment
         workQueue.async {
             guard var run = self.state.withLock({ $0.run.take() }) else {
                 self.state.withLock { $0.outstandingKeys -= keys.count }
@@ -247,8 +256,11 @@ public final class ENExposureDetectionSession: Sendable {
             let result: Result<Void, ENError>
             do throws(ENError) {
                 // One batch of the call's size (at most maximumKeyCount keys): no buffers beyond what it needs.
-                let options = ENMatchingOptions(batchSize: max(1, keys.count), isCancelled: { gate.isInvalidated })
-                if !keys.isEmpty { try run.add(keys, options: options) }
+                let oldest = ENIntervalNumber(
+                    date: environment.clock.now.addingTimeInterval(-environment.limits.retention))
+                let retained = keys.filter { ExposureDetector.isRetained($0, oldest: oldest) }
+                let options = ENMatchingOptions(batchSize: max(1, retained.count), isCancelled: { gate.isInvalidated })
+                if !retained.isEmpty { try run.add(retained, options: options) }
                 result = .success(())
             } catch {
                 result = .failure(error)
@@ -264,7 +276,7 @@ public final class ENExposureDetectionSession: Sendable {
         return pending
     }
 
-    func startFinishing() throws(ENError) -> PendingResult<Summary> {
+    func startFinishing() throws(ENError) -> PendingResult<ENExposureDetectionSummary> {
         try state.withLock { (state: inout State) throws(ENError) in
             switch state.phase {
             case .activated: state.phase = .finishing
@@ -273,7 +285,7 @@ public final class ENExposureDetectionSession: Sendable {
             case .invalidated: throw Self.invalidatedMisuse
             }
         }
-        let pending = PendingResult<Summary>()
+        let pending = PendingResult<ENExposureDetectionSummary>()
         let clock = environment.clock
         workQueue.async {
             let (taken, configuration) = self.state.withLock { ($0.run.take(), $0.activeConfiguration) }
@@ -281,16 +293,17 @@ public final class ENExposureDetectionSession: Sendable {
                 pending.complete(.failure(ENCompletionGate.invalidatedError))
                 return
             }
-            let result: Result<Summary, ENError>
+            let result: Result<ENExposureDetectionSummary, ENError>
             do throws(ENError) {
                 let matched = try run.finish()
-                let scored = ENScoringV1.evaluate(
-                    matches: matched.matches, configuration: configuration, now: clock.now)
+                // Version 1 scoring, as the manager scores in API version 1.
+                let scored = ExposureDetector.score(
+                    matched.matches, configuration: configuration, apiVersion: .version1, now: clock.now)
                 result = self.state.withLock { state in
                     guard state.phase == .finishing else { return .failure(ENCompletionGate.invalidatedError) }
                     state.phase = .finished
                     state.exposureInfo = scored.exposureInfo
-                    return .success(Self.summary(scored.summary))
+                    return .success(scored.summary)
                 }
             } catch {
                 // Let the app try again: the matches are kept.

@@ -20,7 +20,7 @@ struct SessionDetectionTests {
             far = try Encounter.key(transmissionRiskLevel: 0)
             old = try Encounter.key(day: -15)
             unseen = try Encounter.key()
-            try await device.hear(
+            device.hear(
                 try Encounter.sightings(of: near, from: Encounter.time(hour: 8), minutes: 20, rssi: -60)
                     + Encounter.sightings(of: far, from: Encounter.time(hour: 9), minutes: 5, rssi: -80)
                     + Encounter.sightings(of: old, from: Encounter.time(hour: 8, days: -15), minutes: 20, rssi: -60))
@@ -29,8 +29,8 @@ struct SessionDetectionTests {
 
     @Test("a 20-minute and a 5-minute encounter give Apple's version 1 infos and summary")
     func encounters() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await Scenario(device: device)
         let (summary, infos) = try await device.detect([[scenario.unseen, scenario.near, scenario.old, scenario.far]])
         // Worked by hand from Apple's tables, default configuration (level values 1...8, weights 1):
@@ -62,8 +62,8 @@ struct SessionDetectionTests {
 
     @Test("the configuration's minimum risk score drops infos, not matched keys")
     func minimumRiskScore() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await Scenario(device: device)
         var configuration = ENExposureConfiguration()
         configuration.minimumRiskScore = 100
@@ -75,8 +75,8 @@ struct SessionDetectionTests {
 
     @Test("the configuration in force is the one set before activate")
     func configurationTakenAtActivation() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await Scenario(device: device)
         let session = device.session()
         try await session.activate()
@@ -92,8 +92,8 @@ struct SessionDetectionTests {
     @Test(
         "batches split at arbitrary points give the infos and summary of one batch", arguments: [1, 2, 3] as [UInt64])
     func batchesSplitAnywhere(seed: UInt64) async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         var generator = SeededRandomNumberGenerator(seed: seed)
         // Six encounters of different lengths, strengths and risk levels, 40 keys never seen, two of the seen
         // keys again with another risk level, and a revocation of a third.
@@ -106,7 +106,7 @@ struct SessionDetectionTests {
                 of: key, from: Encounter.time(hour: index, minute: 7 * index), minutes: 3 + 4 * index,
                 rssi: Int8(-45 - 7 * index))
         }
-        try await device.hear(sightings)
+        device.hear(sightings)
         var keys = seen + (try (0..<40).map { _ in try Encounter.key() })
         for index in [1, 4] {
             var again = seen[index]
@@ -148,8 +148,8 @@ struct SessionDetectionTests {
 
     @Test("the same key data in a later batch counts once: the first occurrence wins")
     func duplicatesAcrossBatches() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await Scenario(device: device)
         var again = scenario.near
         again.transmissionRiskLevel = 7
@@ -165,8 +165,8 @@ struct SessionDetectionTests {
 
     @Test("a revoked key cancels the same key data of an earlier batch and of a later one")
     func revocationAcrossBatches() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await Scenario(device: device)
         var revokedNear = scenario.near
         revokedNear.diagnosisReportType = .revoked
@@ -184,15 +184,15 @@ struct SessionDetectionTests {
 
     @Test("getExposureInfo pages through the infos; done with the last page and after it")
     func paging() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let keys = try (0..<5).map { _ in try Encounter.key() }
         var sightings: [ENSighting] = []
         for (index, key) in keys.enumerated() {
             sightings += try Encounter.sightings(
                 of: key, from: Encounter.time(hour: 2 + index), minutes: 10 + index, rssi: -60)
         }
-        try await device.hear(sightings)
+        device.hear(sightings)
 
         for (pageSize, expectedPages) in [(2, [2, 2, 1]), (5, [5]), (1, [1, 1, 1, 1, 1]), (100, [5])] {
             let session = device.session()
@@ -231,8 +231,8 @@ struct SessionDetectionTests {
 
     @Test("keys the matcher ignores are accepted and never match; an empty batch is accepted")
     func ignoredKeys() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await Scenario(device: device)
         var noPeriod = scenario.near
         noPeriod.rollingPeriod = 0
@@ -245,8 +245,8 @@ struct SessionDetectionTests {
 
     @Test("Apple's sample flow, completion handlers only, handlers on the dispatch queue")
     func sampleFlow() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await Scenario(device: device)
         let keys =
             [scenario.unseen, scenario.near] + (try (0..<2_500).map { _ in try Encounter.key() }) + [scenario.far]

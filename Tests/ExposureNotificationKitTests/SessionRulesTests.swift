@@ -1,6 +1,7 @@
 import ENCore
 import ENTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ExposureNotificationKit
@@ -24,8 +25,8 @@ struct SessionRulesTests {
 
     @Test("activate: a second call, and a call after invalidate, are apiMisuse")
     func activateTwice() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = try await device.activatedSession()
         await #expect(throws: ENError(.apiMisuse)) { try await session.activate() }
         #expect(await Self.codeFromHandler { session.activate(completionHandler: $0) } == "apiMisuse")
@@ -38,8 +39,8 @@ struct SessionRulesTests {
 
     @Test("while activation is pending, every other call is apiMisuse; then activation completes")
     func whileActivating() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = device.session()
         session.workQueue.suspend()
         let log = HandlerLog()
@@ -62,8 +63,8 @@ struct SessionRulesTests {
 
     @Test("before activate: addDiagnosisKeys, finishedDiagnosisKeys and getExposureInfo are apiMisuse")
     func beforeActivate() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = device.session()
         await #expect(throws: ENError(.apiMisuse)) { try await session.addDiagnosisKeys(try Self.keys(1)) }
         await #expect(throws: ENError(.apiMisuse)) { _ = try await session.finishedDiagnosisKeys() }
@@ -88,8 +89,8 @@ struct SessionRulesTests {
 
     @Test("after finishedDiagnosisKeys (pending or done): adding and finishing again are apiMisuse")
     func afterFinished() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = try await device.activatedSession()
         session.workQueue.suspend()
         let finished = AsyncStream<String>.makeStream()
@@ -117,8 +118,8 @@ struct SessionRulesTests {
 
     @Test("more keys than maximumKeyCount minus the keys still being matched are apiMisuse")
     func maximumKeyCount() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = try await device.activatedSession()
         #expect(session.maximumKeyCount == 1000)
         await #expect(throws: ENError(.apiMisuse)) { try await session.addDiagnosisKeys(try Self.keys(1001)) }
@@ -156,8 +157,8 @@ struct SessionRulesTests {
 
     @Test("getExposureInfo with a count below 1 is badParameter")
     func badMaximumCount() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = try await device.activatedSession()
         _ = try await session.finishedDiagnosisKeys()
         for count in [0, -1, Int.min] {
@@ -172,8 +173,8 @@ struct SessionRulesTests {
 
     @Test("an invalid configuration fails activate with badParameter; the session can then be activated")
     func invalidConfiguration() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = device.session()
         session.configuration.attenuationLevelValues = [1, 2, 3]
         await #expect(throws: ENError(.badParameter)) { try await session.activate() }
@@ -187,10 +188,32 @@ struct SessionRulesTests {
         session.invalidate()
     }
 
+    @Test("activate needs Exposure Notification authorized and enabled, as the manager's detection does")
+    func needsAuthorizationAndEnabled() async throws {
+        let device = try await SessionDevice(enabled: false)
+        defer { device.cleanUp() }
+        let session = device.session()
+        await #expect(throws: ENError(.notAuthorized)) { try await session.activate() }
+        device.fixture.consent.answers.withLock { $0.authorize = false }
+        await #expect(throws: ENError(.notAuthorized)) { try await device.manager.setExposureNotificationEnabled(true) }
+        await #expect(throws: ENError(.notAuthorized)) { try await session.activate() }
+
+        let authorized = try await SessionDevice()
+        defer { authorized.cleanUp() }
+        try await authorized.manager.setExposureNotificationEnabled(false)
+        let disabled = authorized.session()
+        await #expect(throws: ENError(.notEnabled)) { try await disabled.activate() }
+        #expect(await Self.codeFromHandler { disabled.activate(completionHandler: $0) } == "notEnabled")
+        // Enabled again: the same session activates.
+        try await authorized.manager.setExposureNotificationEnabled(true)
+        try await disabled.activate()
+        disabled.invalidate()
+    }
+
     @Test("after invalidate every call is apiMisuse, also reported to completion handlers")
     func afterInvalidate() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = try await device.activatedSession()
         let log = HandlerLog()
         session.invalidationHandler = { log.append("invalidated") }
@@ -213,8 +236,8 @@ struct SessionRulesTests {
 
     @Test("invalidate ends pending work with invalidated, then calls the invalidation handler once; nothing after")
     func invalidateEndsPendingWork() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let scenario = try await SessionDetectionTests.Scenario(device: device)
         let session = try await device.activatedSession()
         let log = HandlerLog()
@@ -251,8 +274,8 @@ struct SessionRulesTests {
 
     @Test("invalidating during activation fails the activation with invalidated")
     func invalidateWhileActivating() async throws {
-        let device = try SessionDevice()
-        defer { device.directory.cleanUp() }
+        let device = try await SessionDevice()
+        defer { device.cleanUp() }
         let session = device.session()
         session.workQueue.suspend()
         let log = HandlerLog()

@@ -6,31 +6,37 @@ import Foundation
 import Synchronization
 
 /// A device whose framework store (a directory, shared by the manager and the sessions) holds what its radio
-/// heard, and sessions on it.
+/// heard, and sessions on it. Its manager has Exposure Notification authorized and enabled (unless asked not to).
 struct SessionDevice: Sendable {
     let fixture = Fixture()
     let directory: TemporaryDirectory
     let environment: ENEnvironment
+    let manager: ENManager
     let handlerQueue = DispatchQueue(label: "session handlers")
     static let queueKey = DispatchSpecificKey<String>()
 
-    init() throws {
+    init(enabled: Bool = true) async throws {
         directory = try TemporaryDirectory(prefix: "ENSessionTests")
         environment = fixture.environment(apiVersion: .version1, storeLocation: .directory(directory.url))
         handlerQueue.setSpecific(key: Self.queueKey, value: "session handlers")
+        manager = ENManager(environment: environment)
+        manager.dispatchQueue = handlerQueue
+        try await manager.activate()
+        if enabled { try await manager.setExposureNotificationEnabled(true) }
     }
 
     /// Whether the calling code runs on ``handlerQueue``.
     static var onHandlerQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == "session handlers" }
 
-    /// Has an enabled manager's radio hear `sightings`: they land in the framework store, as on a phone.
-    func hear(_ sightings: [ENSighting]) async throws {
-        let manager = ENManager(environment: environment)
-        manager.dispatchQueue = handlerQueue
-        try await manager.activate()
-        try await manager.setExposureNotificationEnabled(true)
+    /// Has the manager's radio hear `sightings`: they land in the framework store, as on a phone.
+    func hear(_ sightings: [ENSighting]) {
         for sighting in sightings { fixture.radio.hear(sighting) }
+    }
+
+    /// Ends the manager and removes the store.
+    func cleanUp() {
         manager.invalidate()
+        directory.cleanUp()
     }
 
     /// A session on the device, its handlers on ``handlerQueue``.
@@ -52,7 +58,7 @@ struct SessionDevice: Sendable {
     func detect(
         _ batches: [[ENTemporaryExposureKey]], configuration: ENExposureConfiguration = ENExposureConfiguration(),
         pageSize: Int = 100
-    ) async throws -> (summary: ENExposureDetectionSession.Summary, infos: [ENExposureInfo]) {
+    ) async throws -> (summary: ENExposureDetectionSummary, infos: [ENExposureInfo]) {
         let session = session(configuration: configuration)
         try await session.activate()
         for batch in batches { try await session.addDiagnosisKeys(batch) }
