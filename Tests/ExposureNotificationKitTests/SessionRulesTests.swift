@@ -177,7 +177,8 @@ struct SessionRulesTests {
         defer { device.cleanUp() }
         let session = device.session()
         session.configuration.attenuationLevelValues = [1, 2, 3]
-        await #expect(throws: ENError(.badParameter)) { try await session.activate() }
+        let error = await #expect(throws: ENError(.badParameter)) { try await session.activate() }
+        #expect(error?.context.field == "attenuationLevelValues")
         session.configuration.attenuationLevelValues = [1, 2, 3, 4, 5, 6, 7, 8]
         session.configuration.transmissionRiskWeight = 101
         #expect(await Self.codeFromHandler { session.activate(completionHandler: $0) } == "badParameter")
