@@ -83,7 +83,8 @@ struct ExposureDetector: Sendable {
         let oldest = ENIntervalNumber(date: now.addingTimeInterval(-environment.limits.retention))
         let chunks = KeyChunks(sources: sources, store: store, oldest: oldest)
         var options = ENMatchingOptions()
-        options.threadCount = ProcessInfo.processInfo.activeProcessorCount
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        options.threadCount = max(1, min(cores, environment.limits.maximumDetectionThreads ?? cores))
         options.isCancelled = isCancelled
         let matching = try matcher.match(keyChunks: chunks, options: options)
         try chunks.checkRead()
