@@ -36,8 +36,9 @@ internal import Synchronization
 ///   retention period (14 days). After such a failure the session may be activated again. The configuration
 ///   in force is the one set before `activate`: setting it later changes the property, not this session's
 ///   scoring.
-/// - ``addDiagnosisKeys(_:)`` matches each batch as it arrives, one batch after the other in call order,
-///   keeping only what matched between batches. Across batches the matcher's rules hold as if all keys had
+/// - ``addDiagnosisKeys(_:)`` matches each batch as it arrives, one batch after the other in call order (each
+///   on every core, at most ``ENLimits/maximumDetectionThreads``, as the manager's detection), keeping only what
+///   matched between batches. Across batches the matcher's rules hold as if all keys had
 ///   come at once: the same key data in several batches counts once (its first matching occurrence wins), and
 ///   a revoked key cancels the matches of the same key data, also those of an earlier batch. Keys the matcher
 ///   ignores (rolling period 0 or above 144, key data not 16 bytes) and keys that ended before the retention
@@ -259,7 +260,9 @@ public final class ENExposureDetectionSession: Sendable {
                 let oldest = ENIntervalNumber(
                     date: environment.clock.now.addingTimeInterval(-environment.limits.retention))
                 let retained = keys.filter { ExposureDetector.isRetained($0, oldest: oldest) }
-                let options = ENMatchingOptions(batchSize: max(1, retained.count), isCancelled: { gate.isInvalidated })
+                let options = ENMatchingOptions(
+                    threadCount: ExposureDetector.matchingThreadCount(environment.limits),
+                    batchSize: max(1, retained.count), isCancelled: { gate.isInvalidated })
                 if !retained.isEmpty { try run.add(retained, options: options) }
                 result = .success(())
             } catch {
