@@ -309,12 +309,4 @@ struct SessionDetectionTests {
         #expect(exposures.map(\.totalRiskScore) == [144, 24])
         session.invalidate()
     }
-
-    // TODO(issue 19): "The session API pages results and gives the same infos as the manager on the same keys."
-    // ENManager's detection (`detectExposures(configuration:diagnosisKeyURLs:)` and
-    // `getExposureInfo(summary:userExplanation:)`) is being written on main. Once it is there: write the
-    // `Scenario`'s keys to a signed export file with ENExportWriter, run an API-version-1 manager on the same
-    // device (`SessionDevice.environment` plus the signing key in `trustedKeys`), and expect its infos to equal
-    // `device.detect([[scenario.unseen, scenario.near, scenario.far]]).infos`, and its summary's version 1 fields
-    // to equal the session's summary.
 }
