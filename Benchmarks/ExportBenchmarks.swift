@@ -3,8 +3,9 @@ import ENCrypto
 import ENExportFormat
 import Foundation
 
+// timespec and clock_gettime: a release build (whole module) needs their defining module imported.
 #if canImport(Glibc)
-    import Glibc
+    import CoreFoundation
 #endif
 
 /// Export files at Apple's maximum: one 750,000-key file, written and signed here, then unzipped, scanned
