@@ -49,7 +49,12 @@ public enum ENConfigurationSearch {
     /// Searches the grid; nil when no candidate notifies anyone within the bound, or when the data have no
     /// contacts or no non-contacts (a rate is undefined).
     ///
-    /// - Parameter base: supplies the report-type and infectiousness weights and maps; its rule is replaced.
+    /// - Parameters:
+    ///   - encounters: the labelled encounters.
+    ///   - base: supplies the report-type and infectiousness weights and maps; its rule is replaced.
+    ///   - request: the contact rule, default key metadata and "now".
+    ///   - maximumFalsePositiveRate: the bound on the false-positive rate, 0...1.
+    ///   - grid: the candidates.
     public static func optimize(
         _ encounters: [ENLabelledEncounter], base: ENEvaluationConfiguration, request: ENEvaluationRequest,
         maximumFalsePositiveRate: Double, grid: Grid = Grid()

@@ -22,8 +22,10 @@ public struct ENEvaluationConfiguration: Hashable, Sendable {
 
     /// Decodes a configuration file (`name`, `source`, `framework`: the sample server's JSON, `app`: the rule).
     ///
-    /// - Parameter file: names the configuration in errors until its `name` is known.
-    /// - Throws: ``ENError/Code/badFormat`` or ``ENError/Code/badParameter`` with `configuration <name>` as
+    /// - Parameters:
+    ///   - jsonData: the file's bytes.
+    ///   - file: names the configuration in errors until its `name` is known.
+    /// - Throws: `ENError.Code.badFormat` or `ENError.Code.badParameter` with `configuration <name>` as
     ///   the context's section and the field.
     public init(jsonData: Data, file: String = "configuration") throws(ENError) {
         var root = try JSONNode.root(jsonData, section: "configuration \(file)")

@@ -25,7 +25,7 @@ public enum ENEvaluator {
 
     /// Evaluates one configuration over encounters.
     ///
-    /// - Throws: ``ENError/Code/badParameter`` naming the encounter (section `encounter <id>`) and the key
+    /// - Throws: `ENError.Code.badParameter` naming the encounter (section `encounter <id>`) and the key
     ///   metadata field a rule needs when neither the encounter nor the request gives it.
     public static func evaluate(
         _ encounters: [ENLabelledEncounter], configuration: ENEvaluationConfiguration, request: ENEvaluationRequest

@@ -26,8 +26,8 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
 
     /// Decodes a file.
     ///
-    /// - Throws: ``ENError/Code/badFormat`` with the encounter (`encounter <id>`, or `encounters[<index>]`) as
-    ///   the context's section and the path of the bad value as its field; ``ENError/Code/unsupported`` for
+    /// - Throws: `ENError.Code.badFormat` with the encounter (`encounter <id>`, or `encounters[<index>]`) as
+    ///   the context's section and the path of the bad value as its field; `ENError.Code.unsupported` for
     ///   `rssiSeries` observations (they need the simulator's scan model).
     public init(jsonData: Data) throws(ENError) {
         let root = try JSONNode.root(jsonData, section: "encounters file")
