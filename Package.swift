@@ -16,7 +16,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -29,7 +28,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // zlib, for inflating export files in one pass (ZIPFoundation writes them).
+        // zlib, for the zip container of export files (inflate, deflate, CRC-32).
         .systemLibrary(name: "CENZlib", providers: [.apt(["zlib1g-dev"])]),
         // Hand-written multi-buffer SHA-256 / wide AES for the matcher. No unsafe flags (they would make the
         // package unusable as a dependency): CPU features are enabled per function and dispatched at run time.
@@ -38,15 +37,7 @@ let package = Package(
         // MARK: Library modules, bottom to top
         .target(name: "ENCore"),
         .target(name: "ENCrypto", dependencies: ["ENCore", "CLibCrypto"]),
-        .target(
-            name: "ENExportFormat",
-            dependencies: [
-                "ENCore", "ENCrypto", "CENZlib",
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ],
-            exclude: ["Protos"]
-        ),
+        .target(name: "ENExportFormat", dependencies: ["ENCore", "ENCrypto", "CENZlib"], exclude: ["Protos"]),
         .target(name: "ENMatching", dependencies: ["ENCore", "ENCrypto", "CENMatchingKernel"]),
         .target(name: "ENRiskV1", dependencies: ["ENCore"]),
         .target(name: "ENRiskV2", dependencies: ["ENCore"]),
@@ -77,9 +68,12 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto"], resources: [.copy("Fixtures")]),
+        // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
             name: "ENExportFormatTests",
-            dependencies: ["ENCore", "ENCrypto", "ENExportFormat"],
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching"]),

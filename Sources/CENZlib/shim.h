@@ -1,8 +1,8 @@
 #ifndef CENZLIB_SHIM_H
 #define CENZLIB_SHIM_H
 
-// zlib for reading export files: one-shot raw-DEFLATE inflation into a buffer of known size, and CRC-32.
-// (inflateInit2 is a macro, which Swift cannot call; this wraps it.)
+// zlib for export files: one-shot raw-DEFLATE inflation into a buffer of known size, one-shot raw-DEFLATE
+// compression, and CRC-32. (inflateInit2 and deflateInit2 are macros, which Swift cannot call; this wraps them.)
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +49,32 @@ static inline CENZlib_status CENZlib_inflate_raw(const void *input, size_t input
     case Z_MEM_ERROR: return CENZLIB_FAILED;
     default: return CENZLIB_DATA_ERROR;
     }
+}
+
+/// The most bytes CENZlib_deflate_raw can produce from `input_length` bytes: zlib's deflateBound without a
+/// stream, which is its conservative bound for every level and setting.
+static inline size_t CENZlib_deflate_bound(size_t input_length) {
+    return (size_t)deflateBound(Z_NULL, (uLong)input_length);
+}
+
+/// Compresses `input` as one raw DEFLATE stream (no zlib or gzip header) at `level` (1...9) into `output`,
+/// which holds at least CENZlib_deflate_bound(input_length) bytes. Returns CENZLIB_OK with `*produced` set, or
+/// CENZLIB_FAILED (no memory, a bad level, a length above 4 GiB, or an output too small).
+static inline CENZlib_status CENZlib_deflate_raw(const void *input, size_t input_length, void *output,
+                                                 size_t capacity, int level, size_t *produced) {
+    *produced = 0;
+    if (input_length > 0xFFFFFFFFu || capacity > 0xFFFFFFFFu) return CENZLIB_FAILED;
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (deflateInit2(&stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return CENZLIB_FAILED;
+    stream.next_in = (Bytef *)(uintptr_t)input;
+    stream.avail_in = (uInt)input_length;
+    stream.next_out = (Bytef *)output;
+    stream.avail_out = (uInt)capacity;
+    const int result = deflate(&stream, Z_FINISH);
+    *produced = (size_t)stream.total_out;
+    deflateEnd(&stream);
+    return result == Z_STREAM_END ? CENZLIB_OK : CENZLIB_FAILED;
 }
 
 /// CRC-32 (the zip one) of `length` bytes, continuing from `crc` (0 to start).

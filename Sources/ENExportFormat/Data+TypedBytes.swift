@@ -10,4 +10,13 @@ extension Data {
         }
         return try result.get()
     }
+
+    /// `withUnsafeMutableBytes` for a body that throws only `ENError`.
+    mutating func withMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws(ENError) -> R) throws(ENError) -> R
+    {
+        let result = withUnsafeMutableBytes { buffer in
+            Result { () throws(ENError) -> R in try body(buffer) }
+        }
+        return try result.get()
+    }
 }

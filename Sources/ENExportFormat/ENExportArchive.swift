@@ -38,7 +38,7 @@ public struct ENExportArchive: Hashable, Sendable {
             let (bin, sig) = try ZipContainer.read(data, limits: limits)
             self.init(exportBinary: bin, signatureFile: sig)
         } else {
-            try ENExportKeyScanner.checkHeader(data)
+            try ENKeyExport.checkHeader(data)
             guard data.count <= limits.maximumExportBinarySize else {
                 throw .badFormat(
                     "export.bin is \(data.count) bytes, over the limit of \(limits.maximumExportBinarySize)")
@@ -75,7 +75,7 @@ public struct ENExportArchive: Hashable, Sendable {
         }
     }
 
-    /// Decodes the whole of `export.bin` (with swift-protobuf).
+    /// Decodes the whole of `export.bin` (``ENKeyExport/init(exportBinary:limits:)``).
     ///
     /// - Throws: `ENError.Code.badFormat` naming the field or key that is wrong.
     public func keyExport(limits: ENExportLimits = .default) throws(ENError) -> ENKeyExport {

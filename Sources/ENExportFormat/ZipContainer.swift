@@ -1,10 +1,9 @@
 internal import CENZlib
 import ENCore
 import Foundation
-internal import ZIPFoundation
 
-/// Reads the zip container of an export file (own bounds-checked directory reading, zlib inflation), with the
-/// limits applied, and writes it with ZIPFoundation.
+/// The zip container of an export file, on zlib: reading (bounds-checked directory, one-call inflation, the
+/// limits applied) and writing (one-call deflation, local headers, central directory).
 enum ZipContainer {
     /// Whether `data` starts with a zip local-file or end-of-central-directory signature.
     static func looksLikeZip(_ data: Data) -> Bool {
@@ -114,24 +113,56 @@ enum ZipContainer {
         return output
     }
 
-    /// A zip with `export.bin` then `export.sig`, both DEFLATE-compressed.
+    /// The DEFLATE level of written entries: zlib's default, 6 (see Documentation/ExportFormat.md).
+    static let compressionLevel: Int32 = 6
+
+    /// A zip with `export.bin` then `export.sig`, both DEFLATE-compressed, as Google's and Apple's readers take
+    /// it: no data descriptors, no extra fields, dated 1980-01-01, Unix mode 0644.
     static func write(exportBinary: Data, signatureFile: Data) throws(ENError) -> Data {
-        do {
-            let archive = try Archive(accessMode: .create)
-            for (name, contents) in [("export.bin", exportBinary), ("export.sig", signatureFile)] {
-                try archive.addEntry(
-                    with: name, type: .file, uncompressedSize: Int64(contents.count),
-                    modificationDate: Date(timeIntervalSince1970: 315_532_800), compressionMethod: .deflate
-                ) { position, size in
-                    contents.subdata(in: Int(position)..<Int(position) + size)
-                }
+        let entries = [("export.bin", exportBinary), ("export.sig", signatureFile)]
+        var capacity = ZipDirectory.endRecordSize
+        for (name, contents) in entries {
+            guard contents.count < Int(UInt32.max) else {
+                throw .badParameter("\(name) is \(contents.count) bytes, too large for a zip without ZIP64")
             }
-            guard let data = archive.data else { throw ENError.internal("the zip archive has no data") }
-            return data
-        } catch let error as ENError {
-            throw error
-        } catch {
-            throw .internal("cannot build the zip archive (\(error))")
+            capacity += ZipDirectory.localHeaderSize + ZipDirectory.centralHeaderSize + 2 * name.utf8.count
+            capacity += CENZlib_deflate_bound(contents.count)
         }
+        // One buffer: each entry is compressed in place after its local header, then the directory follows.
+        var zip = Data(count: capacity)
+        let size = try zip.withMutableBytes { (output) throws(ENError) -> Int in
+            var directory: [ZipDirectory.Entry] = []
+            var position = 0
+            for (name, contents) in entries {
+                let nameLength = name.utf8.count
+                let dataOffset = position + ZipDirectory.localHeaderSize + nameLength
+                let (compressedSize, checksum) = try deflate(contents, name: name, into: output, at: dataOffset)
+                let entry = ZipDirectory.Entry(
+                    name: name, flags: 0, method: 8, compressedSize: UInt64(compressedSize),
+                    uncompressedSize: UInt64(contents.count), checksum: checksum, dataOffset: dataOffset)
+                ZipDirectory.writeLocalHeader(entry, into: output, at: position)
+                directory.append(entry)
+                position = dataOffset + compressedSize
+            }
+            return ZipDirectory.writeCentralDirectory(directory, into: output, at: position)
+        }
+        zip.count = size
+        return zip
+    }
+
+    /// Deflates `contents` into `output` at `offset`: the compressed size and the CRC-32 of `contents`.
+    private static func deflate(
+        _ contents: Data, name: String, into output: UnsafeMutableRawBufferPointer, at offset: Int
+    ) throws(ENError) -> (size: Int, checksum: UInt32) {
+        var produced = 0
+        let (status, checksum) = contents.withUnsafeBytes { input in
+            // An empty Data may have no base address; zlib takes any pointer with a zero length.
+            let source = input.baseAddress ?? UnsafeRawPointer(output.baseAddress!)
+            let status = CENZlib_deflate_raw(
+                source, input.count, output.baseAddress! + offset, output.count - offset, compressionLevel, &produced)
+            return (status, UInt32(truncatingIfNeeded: CENZlib_crc32(0, source, input.count)))
+        }
+        guard status == CENZLIB_OK else { throw .internal("zlib cannot compress \(name) (deflate failed)") }
+        return (produced, checksum)
     }
 }

@@ -64,22 +64,21 @@ struct BadInputTests {
         expectRefusal(containing: "header") { _ = try ENExportArchive(data: Data("hello, world, not an export".utf8)) }
     }
 
-    @Test("truncated protobuf, at every length")
+    @Test("truncated protobuf, at every length: refused exactly when swift-protobuf's reading refuses")
     func truncated() throws {
         let good = try ens.exportBinary
         var refused = 0
         for length in 17..<good.count {
             let cut = good.prefix(length)
-            do {
-                _ = try ENKeyExport(exportBinary: cut)
-            } catch {
-                #expect(error.code == .badFormat)
+            let whole = Result { try ENKeyExport(exportBinary: cut) }
+            if case .failure(let error) = whole {
+                #expect((error as? ENError)?.code == .badFormat)
                 refused += 1
             }
+            #expect((try? whole.get()) == SwiftProtobufOracle.export(cut), "length \(length)")
             // The scanner refuses exactly the same prefixes.
-            let scannerRefused = (try? ENExportKeyScanner(exportBinary: cut).allKeys()) == nil
-            let pbRefused = (try? ENKeyExport(exportBinary: cut)) == nil
-            #expect(scannerRefused == pbRefused, "length \(length)")
+            let scanned = Result { try ENExportKeyScanner(exportBinary: cut).allKeys() }
+            #expect((try? scanned.get()) == (try? whole.get())?.keys, "length \(length)")
         }
         #expect(refused > good.count / 2)
         bothReaders(binary(withKey: keyField + startField).dropLast(3), containing: "runs past the end")
@@ -132,6 +131,36 @@ struct BadInputTests {
         #expect(try ENExportKeyScanner(exportBinary: data).allKeys() == [key])
     }
 
+    @Test("a malformed export.sig is refused naming the message and byte; unknown fields are skipped")
+    func signatureFiles() throws {
+        let sig = try #require(try ens.signatureFile)
+        #expect(try ENExportSignature.decodeList(sig) == SwiftProtobufOracle.signatures(sig))
+        for length in 0..<sig.count {
+            let cut = sig.prefix(length)
+            let decoded = try? ENExportSignature.decodeList(cut)
+            #expect(decoded == SwiftProtobufOracle.signatures(cut), "length \(length)")
+        }
+        expectRefusal(containing: "export.sig TEKSignatureList: length") {
+            _ = try ENExportSignature.decodeList(sig.dropLast())
+        }
+        // batch_num (field 2 of TEKSignature) sent as bytes.
+        expectRefusal(containing: "field batch_num has wire type 2") {
+            _ = try ENExportSignature.decodeList(Data([0x0A, 0x03, 0x12, 0x01, 0x00]))
+        }
+        // A key id that is not UTF-8.
+        expectRefusal(containing: "SignatureInfo: field verification_key_id is not valid UTF-8") {
+            _ = try ENExportSignature.decodeList(Data([0x0A, 0x06, 0x0A, 0x04, 0x22, 0x02, 0xC3, 0x28]))
+        }
+        // Unknown fields at both levels (a varint 15 and a group 16) read as nothing.
+        let unknown = Data([0x78, 0x01, 0x0A, 0x06, 0x78, 0x02, 0x83, 0x01, 0x84, 0x01]) + Data([0x0A, 0x00])
+        #expect(
+            try ENExportSignature.decodeList(unknown) == [
+                ENExportSignature(signatureInfo: nil, batchNumber: nil, batchSize: nil, signature: Data()),
+                ENExportSignature(signatureInfo: nil, batchNumber: nil, batchSize: nil, signature: Data()),
+            ])
+        #expect(SwiftProtobufOracle.signatures(unknown)?.count == 2)
+    }
+
     /// A protobuf varint of `value` (optionally padded with redundant continuation bytes).
     static func varint(_ value: UInt64, padding: Int = 0) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -147,7 +176,7 @@ struct BadInputTests {
         return bytes
     }
 
-    @Test("odd but legal encodings read the same in the scanner (fast and general paths) and swift-protobuf")
+    @Test("odd but legal encodings read the same in ENKeyExport, the scanner and swift-protobuf")
     func encodingsAgree() throws {
         var rng = SeededGenerator(seed: 77)
         var accepted = 0
@@ -180,14 +209,17 @@ struct BadInputTests {
             let data = binary(withKey: message)
             let whole = Result { try ENKeyExport(exportBinary: data).keys }
             let scanned = Result { try ENExportKeyScanner(exportBinary: data).allKeys() }
+            let oracle = SwiftProtobufOracle.export(data)?.keys
             switch (whole, scanned) {
             case (.success(let a), .success(let b)):
                 #expect(a == b, "\(message)")
+                #expect(a == oracle, "\(message)")
                 accepted += 1
             case (.failure(let a), .failure(let b)):
                 #expect((a as? ENError)?.code == .badFormat && (b as? ENError)?.code == .badFormat, "\(message)")
+                #expect(oracle == nil, "swift-protobuf's reading accepts \(message)")
             default:
-                Issue.record("the decoders disagree on \(message): \(whole) against \(scanned)")
+                Issue.record("the readers disagree on \(message): \(whole) against \(scanned)")
             }
         }
         #expect(accepted > 300, "enough messages should be valid keys")

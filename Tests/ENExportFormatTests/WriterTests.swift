@@ -103,6 +103,7 @@ struct WriterTests {
         let export = ENKeyExport(startTimestamp: 1, endTimestamp: 2, region: "222", keys: [key], revisedKeys: [revoked])
         let binary = try export.exportBinary()
         #expect(try ENKeyExport(exportBinary: binary) == export)
+        #expect(try SwiftProtobufOracle.exportBinary(export) == binary)
         guard let decoded = try protocDecode(binary.dropFirst(16), type: "TemporaryExposureKeyExport") else {
             print("note: protoc is not installed; skipping the protoc cross-check")
             return
@@ -118,6 +119,61 @@ struct WriterTests {
         #expect(revised.bytes("key_data") == revoked.keyData)
         // ZigZag: -3 is the varint 5 after the field-6 tag (0x30).
         #expect(binary.firstRange(of: Data([0x30, 0x05])) != nil)
+    }
+
+    @Test("written zips pass unzip -t and Python's zipfile, which extract exactly export.bin and export.sig")
+    func zipsReadElsewhere() throws {
+        var rng = SeededGenerator(seed: 11)
+        let keys = (0..<5_000).map { _ in randomKey(using: &rng) }
+        let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [try ensSigner()])
+        let archive = try writer.archives(keys: keys, using: &rng)[0]
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let zipURL = directory.appendingPathComponent("export.zip")
+        try archive.write(to: zipURL)
+        #expect(try ENExportArchive(contentsOf: zipURL) == archive)
+
+        if let test = try runTool("unzip", ["-t", zipURL.path]) {
+            #expect(test.status == 0, "\(String(decoding: test.stdout + test.stderr, as: UTF8.self))")
+            #expect(String(decoding: test.stdout, as: UTF8.self).contains("No errors detected"))
+            let listing = try #require(try runTool("unzip", ["-Z1", zipURL.path]))
+            #expect(String(decoding: listing.stdout, as: UTF8.self) == "export.bin\nexport.sig\n")
+        } else {
+            print("note: unzip is not installed; skipping the unzip cross-check")
+        }
+        // Python's zipfile: the archive tests clean, and extracting gives the same bytes.
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1]) as z:
+                assert z.testzip() is None
+                assert [i.filename for i in z.infolist()] == ["export.bin", "export.sig"], z.namelist()
+                assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in z.infolist())
+                open(sys.argv[2], "wb").write(z.read("export.bin"))
+                open(sys.argv[3], "wb").write(z.read("export.sig"))
+            """
+        let bin = directory.appendingPathComponent("export.bin")
+        let sig = directory.appendingPathComponent("export.sig")
+        if let python = try runTool("python3", ["-c", script, zipURL.path, bin.path, sig.path]) {
+            #expect(python.status == 0, "\(String(decoding: python.stderr, as: UTF8.self))")
+            #expect(try Data(contentsOf: bin) == archive.exportBinary)
+            #expect(try Data(contentsOf: sig) == archive.signatureFile)
+            let check = try #require(try runTool("python3", ["-m", "zipfile", "-t", zipURL.path]))
+            #expect(check.status == 0, "\(String(decoding: check.stdout + check.stderr, as: UTF8.self))")
+        } else {
+            print("note: python3 is not installed; skipping the zipfile cross-check")
+        }
+    }
+
+    @Test("empty and incompressible entries zip and read back")
+    func zipEdgeCases() throws {
+        var rng = SeededGenerator(seed: 12)
+        let noise = Data((0..<100_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        for (bin, sig) in [(ENKeyExport.header, Data()), (ENKeyExport.header + noise, noise.prefix(71))] {
+            let archive = ENExportArchive(exportBinary: bin, signatureFile: sig)
+            let zip = try archive.zipData()
+            #expect(try ENExportArchive(data: zip) == archive)
+            #expect(zip.count < bin.count + sig.count + 300)
+        }
     }
 
     @Test("random key sets round-trip through write, zip, read and verify", arguments: 0..<12)
@@ -140,10 +196,14 @@ struct WriterTests {
             readKeys += export.keys
             readRevised += export.revisedKeys
             ends.insert(try #require(export.endTimestamp))
-            // The scanner agrees with swift-protobuf on written files too.
+            // The scanner and swift-protobuf read the same; swift-protobuf writes the same bytes.
             let scanner = try reread.keyScanner()
             #expect(try scanner.allKeys() == export.keys)
             #expect(try scanner.allKeys(in: .revisedKeys) == export.revisedKeys)
+            #expect(SwiftProtobufOracle.export(reread.exportBinary) == export)
+            #expect(try SwiftProtobufOracle.exportBinary(export) == reread.exportBinary)
+            let signatureFile = try #require(reread.signatureFile)
+            #expect(try SwiftProtobufOracle.signatureFile(try reread.signatures()) == signatureFile)
         }
         #expect(sorted(readKeys) == sorted(keys))
         #expect(sorted(readRevised) == sorted(revised))
