@@ -51,30 +51,47 @@ static inline CENZlib_status CENZlib_inflate_raw(const void *input, size_t input
     }
 }
 
-/// The most bytes CENZlib_deflate_raw can produce from `input_length` bytes: zlib's deflateBound without a
-/// stream, which is its conservative bound for every level and setting.
+/// The most bytes CENZlib_deflate_raw can produce from `input_length` bytes with Z_FINISH: zlib's deflateBound
+/// without a stream, which is its conservative bound for every level and setting (a sync flush adds at most a
+/// few bytes: allow 16 more).
 static inline size_t CENZlib_deflate_bound(size_t input_length) {
     return (size_t)deflateBound(Z_NULL, (uLong)input_length);
 }
 
-/// Compresses `input` as one raw DEFLATE stream (no zlib or gzip header) at `level` (1...9) into `output`,
-/// which holds at least CENZlib_deflate_bound(input_length) bytes. Returns CENZLIB_OK with `*produced` set, or
+/// Compresses `input` as raw DEFLATE (no zlib or gzip header) at `level` (1...9) into `output`, which holds at
+/// least CENZlib_deflate_bound(input_length) + 16 bytes. Returns CENZLIB_OK with `*produced` set, or
 /// CENZLIB_FAILED (no memory, a bad level, a length above 4 GiB, or an output too small).
-static inline CENZlib_status CENZlib_deflate_raw(const void *input, size_t input_length, void *output,
+///
+/// `input` may be one piece of a stream cut into pieces compressed independently (in parallel), as pigz does:
+/// `dictionary` (up to the 32 KiB before the piece; none for the first) primes the window, so that matches
+/// reach back into the previous piece; a piece that is not `last` ends with a sync flush (byte-aligned, not
+/// final). The pieces' outputs, concatenated in order, are one valid stream that inflates to the pieces'
+/// inputs concatenated.
+static inline CENZlib_status CENZlib_deflate_raw(const void *input, size_t input_length, const void *dictionary,
+                                                 size_t dictionary_length, int last, void *output,
                                                  size_t capacity, int level, size_t *produced) {
     *produced = 0;
-    if (input_length > 0xFFFFFFFFu || capacity > 0xFFFFFFFFu) return CENZLIB_FAILED;
+    if (input_length > 0xFFFFFFFFu || capacity > 0xFFFFFFFFu || dictionary_length > 32768) return CENZLIB_FAILED;
     z_stream stream;
     memset(&stream, 0, sizeof stream);
     if (deflateInit2(&stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return CENZLIB_FAILED;
+    if (dictionary_length > 0 &&
+        deflateSetDictionary(&stream, (const Bytef *)dictionary, (uInt)dictionary_length) != Z_OK) {
+        deflateEnd(&stream);
+        return CENZLIB_FAILED;
+    }
     stream.next_in = (Bytef *)(uintptr_t)input;
     stream.avail_in = (uInt)input_length;
     stream.next_out = (Bytef *)output;
     stream.avail_out = (uInt)capacity;
-    const int result = deflate(&stream, Z_FINISH);
+    const int result = deflate(&stream, last ? Z_FINISH : Z_SYNC_FLUSH);
     *produced = (size_t)stream.total_out;
+    // A sync flush is complete when all input is consumed and output space is left (zlib then has nothing
+    // pending); Z_FINISH when the stream ended.
+    const int complete = last ? result == Z_STREAM_END
+                              : result == Z_OK && stream.avail_in == 0 && stream.avail_out > 0;
     deflateEnd(&stream);
-    return result == Z_STREAM_END ? CENZLIB_OK : CENZLIB_FAILED;
+    return complete ? CENZLIB_OK : CENZLIB_FAILED;
 }
 
 /// CRC-32 (the zip one) of `length` bytes, continuing from `crc` (0 to start).

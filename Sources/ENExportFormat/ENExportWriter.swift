@@ -44,14 +44,14 @@ public struct ENExportWriter: Sendable {
         self.signers = signers
     }
 
-    /// Writes signed files for the keys, shuffled with the system's random generator.
+    /// Writes signed files for the keys, shuffled with a cryptographically secure generator (OpenSSL's DRBG).
     ///
     /// - Throws: `ENError.Code.badParameter` for an invalid key (naming it), no signer or more than
     ///   ten, a start after the end, or limits too small for a single key.
     public func archives(
         keys: [ENTemporaryExposureKey], revisedKeys: [ENTemporaryExposureKey] = []
     ) throws(ENError) -> [ENExportArchive] {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return try archives(keys: keys, revisedKeys: revisedKeys, using: &generator)
     }
 

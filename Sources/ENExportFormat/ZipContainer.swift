@@ -115,6 +115,8 @@ enum ZipContainer {
 
     /// The DEFLATE level of written entries: zlib's default, 6 (see Documentation/ExportFormat.md).
     static let compressionLevel: Int32 = 6
+    /// Entries are deflated in pieces of this size, in parallel (see ``deflate(_:name:into:at:)``).
+    static let deflatePieceSize = 1 << 20
 
     /// A zip with `export.bin` then `export.sig`, both DEFLATE-compressed, as Google's and Apple's readers take
     /// it: no data descriptors, no extra fields, dated 1980-01-01, Unix mode 0644.
@@ -126,9 +128,9 @@ enum ZipContainer {
                 throw .badParameter("\(name) is \(contents.count) bytes, too large for a zip without ZIP64")
             }
             capacity += ZipDirectory.localHeaderSize + ZipDirectory.centralHeaderSize + 2 * name.utf8.count
-            capacity += CENZlib_deflate_bound(contents.count)
+            capacity += deflateCapacity(contents.count)
         }
-        // One buffer: each entry is compressed in place after its local header, then the directory follows.
+        // One buffer: each entry is compressed after its local header, then the directory follows.
         var zip = Data(count: capacity)
         let size = try zip.withMutableBytes { (output) throws(ENError) -> Int in
             var directory: [ZipDirectory.Entry] = []
@@ -136,7 +138,9 @@ enum ZipContainer {
             for (name, contents) in entries {
                 let nameLength = name.utf8.count
                 let dataOffset = position + ZipDirectory.localHeaderSize + nameLength
-                let (compressedSize, checksum) = try deflate(contents, name: name, into: output, at: dataOffset)
+                let (compressedSize, checksum) = try contents.withBytes { (input) throws(ENError) in
+                    try deflate(input, name: name, into: output, at: dataOffset)
+                }
                 let entry = ZipDirectory.Entry(
                     name: name, flags: 0, method: 8, compressedSize: UInt64(compressedSize),
                     uncompressedSize: UInt64(contents.count), checksum: checksum, dataOffset: dataOffset)
@@ -150,19 +154,86 @@ enum ZipContainer {
         return zip
     }
 
-    /// Deflates `contents` into `output` at `offset`: the compressed size and the CRC-32 of `contents`.
+    /// The most bytes ``deflate(_:name:into:at:)`` can produce from `count` bytes: zlib's bound for each piece,
+    /// plus the few bytes of each piece's sync flush.
+    private static func deflateCapacity(_ count: Int) -> Int {
+        let pieceCount = max(1, (count + deflatePieceSize - 1) / deflatePieceSize)
+        return pieceCount * (CENZlib_deflate_bound(min(count, deflatePieceSize)) + 16)
+    }
+
+    /// Deflates `input` into `output` at `offset`: the compressed size and the CRC-32 of `input`.
+    ///
+    /// Pieces of ``deflatePieceSize`` bytes are compressed in parallel, each primed with the 32 KiB before it
+    /// (as pigz does), into one stream: the output depends only on the input, not on the threads, and is
+    /// within a few hundred bytes of a one-piece stream's size.
     private static func deflate(
-        _ contents: Data, name: String, into output: UnsafeMutableRawBufferPointer, at offset: Int
+        _ input: UnsafeRawBufferPointer, name: String, into output: UnsafeMutableRawBufferPointer, at offset: Int
     ) throws(ENError) -> (size: Int, checksum: UInt32) {
-        var produced = 0
-        let (status, checksum) = contents.withUnsafeBytes { input in
-            // An empty Data may have no base address; zlib takes any pointer with a zero length.
-            let source = input.baseAddress ?? UnsafeRawPointer(output.baseAddress!)
+        // An empty input may have no base address; zlib takes any pointer with a zero length.
+        let source = input.baseAddress ?? UnsafeRawPointer(output.baseAddress!)
+        let checksum = UInt32(truncatingIfNeeded: CENZlib_crc32(0, source, input.count))
+        let pieceCount = max(1, (input.count + deflatePieceSize - 1) / deflatePieceSize)
+        if pieceCount == 1 {
+            var produced = 0
             let status = CENZlib_deflate_raw(
-                source, input.count, output.baseAddress! + offset, output.count - offset, compressionLevel, &produced)
-            return (status, UInt32(truncatingIfNeeded: CENZlib_crc32(0, source, input.count)))
+                source, input.count, nil, 0, 1, output.baseAddress! + offset, output.count - offset, compressionLevel,
+                &produced)
+            guard status == CENZLIB_OK else { throw .internal("zlib cannot compress \(name) (deflate failed)") }
+            return (produced, checksum)
         }
-        guard status == CENZLIB_OK else { throw .internal("zlib cannot compress \(name) (deflate failed)") }
-        return (produced, checksum)
+        let pieces = DeflatePieces(input: UnsafeRawBufferPointer(start: source, count: input.count), count: pieceCount)
+        defer { pieces.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: pieceCount) { pieces.compress($0) }
+        var size = 0
+        for index in 0..<pieceCount {
+            guard let piece = pieces.output(index), piece.count <= output.count - offset - size else {
+                throw .internal("zlib cannot compress \(name) (deflate failed)")
+            }
+            (output.baseAddress! + offset + size).copyMemory(from: piece.baseAddress!, byteCount: piece.count)
+            size += piece.count
+        }
+        return (size, checksum)
+    }
+
+    /// Scratch space for compressing the pieces of one entry in parallel: each piece writes only its own slot.
+    private struct DeflatePieces: @unchecked Sendable {
+        let input: UnsafeRawBufferPointer
+        let count: Int
+        let slotSize: Int
+        let scratch: UnsafeMutableRawBufferPointer
+        /// Bytes produced per piece, or -1 when zlib failed.
+        let produced: UnsafeMutableBufferPointer<Int>
+
+        init(input: UnsafeRawBufferPointer, count: Int) {
+            self.input = input
+            self.count = count
+            slotSize = CENZlib_deflate_bound(deflatePieceSize) + 16
+            scratch = .allocate(byteCount: slotSize * count, alignment: 16)
+            produced = .allocate(capacity: count)
+            produced.initialize(repeating: -1)
+        }
+
+        func compress(_ index: Int) {
+            let start = index * deflatePieceSize
+            let end = min(input.count, start + deflatePieceSize)
+            let dictionaryLength = min(start, 32 << 10)
+            var bytes = 0
+            let status = CENZlib_deflate_raw(
+                input.baseAddress! + start, end - start, input.baseAddress! + start - dictionaryLength,
+                dictionaryLength, index == count - 1 ? 1 : 0, scratch.baseAddress! + index * slotSize, slotSize,
+                compressionLevel, &bytes)
+            produced[index] = status == CENZLIB_OK ? bytes : -1
+        }
+
+        /// The compressed piece, or nil when zlib failed.
+        func output(_ index: Int) -> UnsafeRawBufferPointer? {
+            produced[index] < 0
+                ? nil : UnsafeRawBufferPointer(start: scratch.baseAddress! + index * slotSize, count: produced[index])
+        }
+
+        func deallocate() {
+            scratch.deallocate()
+            produced.deallocate()
+        }
     }
 }

@@ -180,15 +180,21 @@ enum ExportKeyReader {
         var words: (low: UInt64, high: UInt64) = (0, 0)
         var count = 0
         var valid = true
-        try input.readString { byte in
-            if count < 32, let nibble = JSONInput.hexValue(byte) {
-                // Digit i is byte i / 2 of the key (high nibble first); byte j sits at bit 8 * j of its word.
-                let shift = UInt64((count & 15) >> 1) * 8 + (count & 1 == 0 ? 4 : 0)
-                if count < 16 { words.low |= UInt64(nibble) << shift } else { words.high |= UInt64(nibble) << shift }
-            } else {
-                valid = false
+        try input.readString { run in
+            for byte in run {
+                if count < 32, let nibble = JSONInput.hexValue(byte) {
+                    // Digit i is byte i / 2 of the key (high nibble first); byte j sits at bit 8 * j of its word.
+                    let shift = UInt64((count & 15) >> 1) * 8 + (count & 1 == 0 ? 4 : 0)
+                    if count < 16 {
+                        words.low |= UInt64(nibble) << shift
+                    } else {
+                        words.high |= UInt64(nibble) << shift
+                    }
+                } else {
+                    valid = false
+                }
+                count += 1
             }
-            count += 1
         }
         guard valid, count == 32 else {
             let text = input.excerpt(from: start).prefix { $0 != "\"" }
@@ -221,11 +227,13 @@ enum ExportKeyReader {
     }
 
     /// Reads `"name":` and returns the name packed for comparison with ``MemberName``'s constants.
-    private static func readMemberName(_ input: inout JSONInput, in object: String) throws(ENError) -> MemberName {
-        try input.expect(UInt8(ascii: "\""), "a member name in quotes in \(object)")
+    private static func readMemberName(
+        _ input: inout JSONInput, in object: @autoclosure () -> String
+    ) throws(ENError) -> MemberName {
+        try input.expect(UInt8(ascii: "\""), "a member name in quotes in \(object())")
         var name = MemberName()
         try input.readString { name.append($0) }
-        try input.expect(UInt8(ascii: ":"), "':' after a member name in \(object)")
+        try input.expect(UInt8(ascii: ":"), "':' after a member name in \(object())")
         return name
     }
 
@@ -235,22 +243,21 @@ enum ExportKeyReader {
         var count = 0
 
         @inline(__always)
-        mutating func append(_ byte: UInt8) {
-            let shift = UInt64(count & 7) * 8
-            switch count >> 3 {
-            case 0: words.0 |= UInt64(byte) << shift
-            case 1: words.1 |= UInt64(byte) << shift
-            case 2: words.2 |= UInt64(byte) << shift
-            case 3: words.3 |= UInt64(byte) << shift
-            default: break
+        mutating func append(_ run: UnsafeRawBufferPointer) {
+            let stored = min(run.count, 32 - min(count, 32))
+            if stored > 0 {
+                let at = count
+                withUnsafeMutableBytes(of: &words) {
+                    $0.baseAddress!.advanced(by: at).copyMemory(from: run.baseAddress!, byteCount: stored)
+                }
             }
-            count += 1
+            count += run.count
         }
 
         init() {}
 
         init(_ text: StaticString) {
-            for index in 0..<text.utf8CodeUnitCount { append(text.utf8Start[index]) }
+            append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
 
         static func == (a: MemberName, b: MemberName) -> Bool {

@@ -154,19 +154,32 @@ struct JSONInput: ~Copyable {
         }
     }
 
-    /// Reads a string's contents after its opening quote up to and including the closing quote, handing each
-    /// decoded byte (UTF-8) to `byte`. Escapes are decoded; control characters and bad escapes are refused.
+    /// Reads a string's contents after its opening quote up to and including the closing quote, handing the
+    /// decoded bytes (UTF-8) to `bytes` in runs: each run of plain characters within the buffer at once, each
+    /// escape decoded on its own. Control characters and bad escapes are refused.
     @inline(__always)
-    mutating func readString(_ byte: (UInt8) -> Void) throws(ENError) {
+    mutating func readString(_ bytes: (UnsafeRawBufferPointer) -> Void) throws(ENError) {
         while true {
-            let next = try next(expecting: "the end of a string")
-            switch next {
+            if position == end {
+                guard try refill() else { throw error("the file ends where the end of a string was expected") }
+            }
+            let start = position
+            while position < end {
+                let byte = buffer[position]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                position += 1
+            }
+            if position > start { bytes(UnsafeRawBufferPointer(start: buffer + start, count: position - start)) }
+            guard position < end else { continue }
+            let byte = buffer[position]
+            position += 1
+            switch byte {
             case UInt8(ascii: "\""): return
-            case UInt8(ascii: "\\"): try readEscape(byte)
-            case 0..<0x20:
+            case UInt8(ascii: "\\"):
+                try readEscape { unit in withUnsafeBytes(of: unit) { bytes($0) } }
+            default:
                 position -= 1
-                throw error("a control character (0x\(String(next, radix: 16))) in a string; escape it")
-            default: byte(next)
+                throw error("a control character (0x\(String(byte, radix: 16))) in a string; escape it")
             }
         }
     }
