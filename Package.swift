@@ -1,4 +1,7 @@
 // swift-tools-version: 6.2
+// swift-exposure-notification: an open Swift implementation of the Google/Apple Exposure Notification system.
+// Copyright the swift-exposure-notification authors. Licensed under the Apache License, Version 2.0 (see
+// LICENSE); third-party test data and its provenance are listed in NOTICE.
 import PackageDescription
 
 let package = Package(
@@ -12,13 +15,15 @@ let package = Package(
         .library(name: "ENRiskV1", targets: ["ENRiskV1"]),
         .library(name: "ENRiskV2", targets: ["ENRiskV2"]),
         .library(name: "ENStore", targets: ["ENStore"]),
+        .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
+        .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
+        .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
         .executable(name: "entool", targets: ["entool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -45,6 +50,20 @@ let package = Package(
             name: "ENStore",
             dependencies: ["ENCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // A key server's storage; shares ENStore's database plumbing and request accessors.
+        .target(
+            name: "ENKeyServer",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENStore", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The facade: Apple's ENManager on any platform, over the modules above.
+        .target(
+            name: "ExposureNotificationKit",
+            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore"]
+        ),
+        // A scripted ExposureManaging for apps' tests, shipped as a product (as swift-nio ships NIOEmbedded).
+        .target(name: "ExposureNotificationKitTesting", dependencies: ["ExposureNotificationKit"]),
 
         // MARK: Executables
         .executableTarget(
@@ -66,29 +85,35 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Shared by the test targets only (not a product): the fixtures (one copy of each, provenance in
+        // NOTICE), a seeded random number generator, temporary directories and the external tools.
+        .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
-        .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
             name: "ENExportFormatTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-            ],
-            resources: [.copy("Fixtures")]
+                "ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
         ),
-        .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching"]),
-        .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching", "ENTestSupport"]),
+        .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1", "ENTestSupport"]),
+        .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2", "ENTestSupport"]),
         .testTarget(
             name: "ENStoreTests",
-            dependencies: ["ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper"],
-            resources: [.copy("Fixtures")]
+            dependencies: [
+                "ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper", "ENTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
+        .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer", "ENTestSupport"]),
         .testTarget(
-            name: "EntoolTests",
-            dependencies: ["ENCore", "ENCrypto", "entool"],
-            resources: [.copy("Fixtures")]
+            name: "ExposureNotificationKitTests",
+            dependencies: ["ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENTestSupport"]
         ),
+        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
     ]
 )
 

@@ -114,7 +114,7 @@ enum MatchingBenchmark {
                     let observed = derived.adding(j % 3 - 1)
                     let rpi = try rpik.identifier(for: derived)
                     sightings.append(ENSighting(rpi: rpi, aem: .init(rawValue: 0), timestamp: observed.date, rssi: -60))
-                    expected.insert([UInt32(index), derived.rawValue, observed.rawValue])
+                    expected.insert([UInt32(index), derived, observed])
                 }
                 if k % 4 == 0 {
                     let derived = key.rollingStartNumber.adding(offset)
@@ -151,7 +151,7 @@ enum MatchingBenchmark {
                         .first(where: { SyntheticSet.mix(UInt64($0) &* 2 &+ 1) == a })
                 else { return "matched a key that was not planted: \(match.key.keyData.hexString)" }
                 for s in match.sightings {
-                    found.insert([UInt32(index), s.derivedInterval.rawValue, s.sighting.interval.rawValue])
+                    found.insert([UInt32(index), s.derivedInterval, s.sighting.interval])
                 }
             }
             if found != expected {

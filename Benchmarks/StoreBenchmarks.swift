@@ -33,7 +33,7 @@ let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
         }
         context.log("store: writing \(writesPerSample) sightings in batches of \(batchSize)")
         let timing = try measure(iterations: context.iterations, operations: writesPerSample) {
-            for batch in batches { try store.addSightings(batch) }
+            for batch in batches { try store.write(.addSightings(batch)) }
         }
         report.add(
             BenchmarkResult(
@@ -48,19 +48,20 @@ let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
         path: directory.appendingPathComponent("load.sqlite").path, configuration: configuration)
     let all = sightings(count: setSize, offset: 0, spread: 14 * 86_400 - 60)
     for start in stride(from: 0, to: all.count, by: 10_000) {
-        try loadStore.addSightings(Array(all[start..<min(start + 10_000, all.count)]))
+        try loadStore.write(.addSightings(Array(all[start..<min(start + 10_000, all.count)])))
     }
     // Older sightings, outside the window, that the load must skip.
-    try loadStore.addSightings(
-        sightings(count: setSize / 10, offset: setSize, spread: 3_600).map { sighting in
-            var old = sighting
-            old.timestamp = old.timestamp.addingTimeInterval(-15 * 86_400)
-            return old
-        })
+    try loadStore.write(
+        .addSightings(
+            sightings(count: setSize / 10, offset: setSize, spread: 3_600).map { sighting in
+                var old = sighting
+                old.timestamp = old.timestamp.addingTimeInterval(-15 * 86_400)
+                return old
+            }))
     context.log("store: loading a 14-day set of \(setSize) sightings")
     var loaded: [ENSighting] = []
     let timing = try measure(iterations: context.iterations, operations: setSize) {
-        loaded = try loadStore.retainedSightings()
+        loaded = try loadStore.read(.retainedSightings)
     }
     if loaded.count != setSize || Set(loaded) != Set(all) {
         report.fail("store: the 14-day load returned \(loaded.count) sightings, expected the \(setSize) written")

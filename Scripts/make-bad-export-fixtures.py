@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the zip-bomb fixtures of Tests/ENExportFormatTests/Fixtures/generated/.
+"""Writes the zip-bomb fixtures of Tests/ENTestSupport/Fixtures/export/generated/.
 
 Both are built from the real ENS example export (export.bin + export.sig) so that everything except the
 one defect is valid:
@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-fixtures = root / "Tests/ENExportFormatTests/Fixtures"
+fixtures = root / "Tests/ENTestSupport/Fixtures/export"
 source = fixtures / "ens-example/testExport-2-records-1-of-1.zip"
 out = fixtures / "generated"
 out.mkdir(exist_ok=True)

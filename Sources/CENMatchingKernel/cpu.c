@@ -72,12 +72,3 @@ int cen_best_level(void) {
     }
     return CEN_LEVEL_PORTABLE;
 }
-
-const char *cen_level_name(int level) {
-    switch (level) {
-    case CEN_LEVEL_PORTABLE: return "portable";
-    case CEN_LEVEL_SHANI_AESNI: return "shani-aesni";
-    case CEN_LEVEL_SHANI_VAES: return "shani-vaes";
-    default: return "unknown";
-    }
-}

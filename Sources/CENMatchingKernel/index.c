@@ -219,7 +219,6 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
 }
 
 size_t cen_index_distinct_count(const cen_index *index) { return index->distinct; }
-size_t cen_index_filter_bits(const cen_index *index) { return index->filter_bits; }
 size_t cen_index_memory_bytes(const cen_index *index) { return index->memory; }
 
 int cen_index_has_observation_in(const cen_index *index, uint64_t first, uint64_t end) {

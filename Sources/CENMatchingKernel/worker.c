@@ -59,8 +59,6 @@ void cen_worker_destroy(cen_worker *w) {
     free(w);
 }
 
-int cen_worker_level(const cen_worker *w) { return w->level; }
-
 void cen_worker_use_generic_loop(cen_worker *w, int generic) {
 #if CEN_X86
     w->use_bmi2 = generic ? 0 : cen_cpu_has_bmi2();

@@ -1,30 +1,19 @@
 extension ENError: CustomStringConvertible {
-    /// `ENError.badFormat: <reason>`.
-    public var description: String { "ENError.\(code): \(reason)" }
+    /// `ENError.<code>: <context>: <reason>`, for example
+    /// `ENError.badFormat: keys.zip: export.bin: keys[3].rolling_period: must be 1...144, got 0`.
+    public var description: String {
+        let place = context.description
+        let parts = ["ENError.\(code)", place.isEmpty ? nil : place, reason.isEmpty ? nil : reason]
+        return parts.compactMap { $0 }.joined(separator: ": ")
+    }
 }
 
-extension ENError.Code: CustomStringConvertible {
-    /// Apple's name of the code, for example `badFormat`, or `code(N)` for a value Apple does not define.
+extension ENError.Context: CustomStringConvertible {
+    /// The parts that are set: `file: section[index].field`, empty when none is.
     public var description: String {
-        switch rawValue {
-        case 1: "unknown"
-        case 2: "badParameter"
-        case 3: "notEntitled"
-        case 4: "notAuthorized"
-        case 5: "unsupported"
-        case 6: "invalidated"
-        case 7: "bluetoothOff"
-        case 8: "insufficientStorage"
-        case 9: "notEnabled"
-        case 10: "apiMisuse"
-        case 11: "internal"
-        case 12: "insufficientMemory"
-        case 13: "rateLimited"
-        case 14: "restricted"
-        case 15: "badFormat"
-        case 16: "dataInaccessible"
-        case 17: "travelStatusNotAvailable"
-        default: "code(\(rawValue))"
-        }
+        var record = section ?? ""
+        if let index { record += "[\(index)]" }
+        if let field { record += record.isEmpty ? field : ".\(field)" }
+        return [file, record.isEmpty ? nil : record].compactMap { $0 }.joined(separator: ": ")
     }
 }

@@ -2,71 +2,75 @@ public import Foundation
 
 /// A 10-minute interval since 1970-01-01 00:00:00 UTC: `floor(unixSeconds / 600)`.
 ///
-/// Apple declares `ENIntervalNumber` as a `UInt32` type alias. This package makes it a distinct value type
-/// so that an interval cannot be confused with a count or a period, while keeping the same range and
-/// raw value. Integer literals convert directly:
+/// Apple's type alias, with Apple's shape: a `UInt32`, a little-endian `uint32` on the wire. A key's
+/// `rollingStartNumber` and `rollingPeriod` are both of this type.
 ///
 /// ```swift
-/// let start: ENIntervalNumber = 2_642_976          // 2020-04-02 00:00 UTC
-/// let date = start.date                            // the interval's first second
-/// let dayStart = ENIntervalNumber(date: .now).rollingStart
+/// let start: ENIntervalNumber = 2_642_976                  // 2020-04-02 00:00 UTC
+/// let now = Date.now.enIntervalNumber                      // the current interval
+/// let dayStart = now - now % ENIntervalNumberPerDay        // where today's key starts
+/// let date = Date(enIntervalNumber: start)                 // the interval's first second
 /// ```
-public struct ENIntervalNumber: RawRepresentable, Hashable, Comparable, Sendable {
-    /// The interval count, a little-endian `uint32` on the wire.
-    public var rawValue: UInt32
+public typealias ENIntervalNumber = UInt32
 
-    /// Creates an interval number from its raw value.
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+/// The number of intervals in a key's rolling period (`TEKRollingPeriod`): 144, one UTC day.
+public let ENIntervalNumberPerDay: ENIntervalNumber = 144
 
-    /// Creates an interval number from its raw value.
-    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+/// The number of seconds in one interval: 600.
+public let ENIntervalNumberSeconds: TimeInterval = 600
 
+extension Date {
+    /// The interval that contains this date: `floor(seconds since 1970 / 600)`, clamped to the `UInt32` range
+    /// (dates before 1970 give 0).
+    public var enIntervalNumber: ENIntervalNumber { ENIntervalNumber(date: self) }
+
+    /// The first second of `interval`.
+    public init(enIntervalNumber interval: ENIntervalNumber) {
+        self.init(timeIntervalSince1970: TimeInterval(interval) * ENIntervalNumberSeconds)
+    }
+}
+
+/// Interval arithmetic for the package's modules. `ENIntervalNumber` is Apple's `UInt32`, so these helpers are
+/// `package`: they do not appear on every `UInt32` of an app that imports the package.
+extension ENIntervalNumber {
     /// The number of seconds in one interval: 600.
-    public static let secondsPerInterval: Int = 600
+    package static let secondsPerInterval: Int = 600
 
-    /// The number of intervals in a key's rolling period (`TEKRollingPeriod`): 144, one UTC day.
-    public static let intervalsPerDay: UInt32 = 144
+    /// The number of intervals in a key's rolling period: 144, one UTC day.
+    package static let intervalsPerDay: UInt32 = ENIntervalNumberPerDay
 
     /// The interval that contains `date`: `floor(seconds since 1970 / 600)`.
     ///
     /// Dates before 1970 give interval 0 and dates after the `UInt32` range give `UInt32.max`.
-    public init(date: Date) {
+    package init(date: Date) {
         let intervals = (date.timeIntervalSince1970 / Double(Self.secondsPerInterval)).rounded(.down)
         if intervals <= 0 {
-            self.rawValue = 0
+            self = 0
         } else if intervals >= Double(UInt32.max) {
-            self.rawValue = .max
+            self = .max
         } else {
-            self.rawValue = UInt32(intervals)
+            self = UInt32(intervals)
         }
     }
 
     /// The first second of the interval.
-    public var date: Date {
-        Date(timeIntervalSince1970: TimeInterval(rawValue) * TimeInterval(Self.secondsPerInterval))
-    }
+    package var date: Date { Date(enIntervalNumber: self) }
 
     /// The first interval of this interval's UTC day, the multiple of 144 at or below it: where a key that
     /// is current at this interval starts.
-    public var rollingStart: ENIntervalNumber {
-        ENIntervalNumber(rawValue: rawValue - rawValue % Self.intervalsPerDay)
-    }
+    package var rollingStart: ENIntervalNumber { self - self % Self.intervalsPerDay }
 
     /// Whether the interval is the first of a UTC day (a multiple of 144).
-    public var isRollingStart: Bool { rawValue % Self.intervalsPerDay == 0 }
+    package var isRollingStart: Bool { self % Self.intervalsPerDay == 0 }
 
-    /// The number of whole UTC days since 1970-01-01: `rawValue / 144`.
-    public var dayNumber: UInt32 { rawValue / Self.intervalsPerDay }
+    /// The number of whole UTC days since 1970-01-01: `self / 144`.
+    package var dayNumber: UInt32 { self / Self.intervalsPerDay }
 
     /// The interval `count` intervals later (or earlier for a negative count), clamped to the `UInt32` range.
-    public func adding(_ count: Int) -> ENIntervalNumber {
-        let value = Int64(rawValue) + Int64(count)
-        return ENIntervalNumber(rawValue: UInt32(clamping: value))
+    package func adding(_ count: Int) -> ENIntervalNumber {
+        UInt32(clamping: Int64(self) + Int64(count))
     }
 
     /// The signed number of intervals from `self` to `other`.
-    public func intervals(to other: ENIntervalNumber) -> Int { Int(other.rawValue) - Int(rawValue) }
-
-    /// Orders intervals by time.
-    public static func < (lhs: ENIntervalNumber, rhs: ENIntervalNumber) -> Bool { lhs.rawValue < rhs.rawValue }
+    package func intervals(to other: ENIntervalNumber) -> Int { Int(other) - Int(self) }
 }

@@ -12,7 +12,8 @@ extension ENTemporaryExposureKey: Codable {
         self.init(
             keyData: try c.decode(Data.self, forKey: .keyData),
             rollingStartNumber: try c.decode(ENIntervalNumber.self, forKey: .rollingStartNumber),
-            rollingPeriod: try c.decodeIfPresent(UInt32.self, forKey: .rollingPeriod) ?? Self.defaultRollingPeriod,
+            rollingPeriod: try c.decodeIfPresent(ENIntervalNumber.self, forKey: .rollingPeriod)
+                ?? Self.defaultRollingPeriod,
             transmissionRiskLevel: try c.decodeIfPresent(ENRiskLevel.self, forKey: .transmissionRiskLevel) ?? 0,
             diagnosisReportType: try c.decodeIfPresent(ENDiagnosisReportType.self, forKey: .diagnosisReportType)
                 ?? .unknown,

@@ -25,7 +25,7 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
     /// The first interval in which the key was (or will be) used.
     public var rollingStartNumber: ENIntervalNumber
     /// How many intervals the key was used for: 1...144, 144 by default (a whole day).
-    public var rollingPeriod: UInt32
+    public var rollingPeriod: ENIntervalNumber
     /// The deprecated transmission risk level, 0...8 (Apple's API documents 0...7; export files carry up to 8).
     public var transmissionRiskLevel: ENRiskLevel
     /// The report type attached by the server. ``ENDiagnosisReportType/unknown`` when absent.
@@ -38,17 +38,24 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
     /// The length of `keyData`: 16 bytes.
     public static let keyLength = 16
     /// The default and largest rolling period: 144 intervals.
-    public static let defaultRollingPeriod: UInt32 = 144
+    public static let defaultRollingPeriod: ENIntervalNumber = 144
     /// The valid range of `daysSinceOnsetOfSymptoms` when it is known.
     public static let daysSinceOnsetRange: ClosedRange<Int> = -14...14
     /// The valid range of `transmissionRiskLevel`.
     public static let transmissionRiskLevelRange: ClosedRange<ENRiskLevel> = 0...8
 
+    /// Creates an empty key, as Apple's `ENTemporaryExposureKey()`: no key data, rolling start 0, the default
+    /// rolling period of 144, transmission risk level 0, unknown report type and days since onset. Set the
+    /// properties, then ``validate()``.
+    public init() {
+        self.init(keyData: Data(), rollingStartNumber: 0)
+    }
+
     /// Creates a key. Nothing is checked here; see ``validate()``.
     public init(
         keyData: Data,
         rollingStartNumber: ENIntervalNumber,
-        rollingPeriod: UInt32 = ENTemporaryExposureKey.defaultRollingPeriod,
+        rollingPeriod: ENIntervalNumber = ENTemporaryExposureKey.defaultRollingPeriod,
         transmissionRiskLevel: ENRiskLevel = 0,
         diagnosisReportType: ENDiagnosisReportType = .unknown,
         daysSinceOnsetOfSymptoms: Int = ENDaysSinceOnsetOfSymptomsUnknown,
@@ -82,20 +89,26 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
     /// - the key's end must not pass the end of the `UInt32` interval range.
     public func validate() throws(ENError) {
         guard storage.count == Self.keyLength else {
-            throw .badParameter("key data must be \(Self.keyLength) bytes, got \(storage.count)")
+            throw .badParameter(
+                "must be \(Self.keyLength) bytes, got \(storage.count)", context: .init(field: "keyData"))
         }
         guard rollingPeriod >= 1, rollingPeriod <= Self.defaultRollingPeriod else {
-            throw .badParameter("rolling period must be 1...144 intervals, got \(rollingPeriod)")
+            throw .badParameter(
+                "must be 1...144 intervals, got \(rollingPeriod)", context: .init(field: "rollingPeriod"))
         }
         guard Self.transmissionRiskLevelRange.contains(transmissionRiskLevel) else {
-            throw .badParameter("transmission risk level must be 0...8, got \(transmissionRiskLevel)")
+            throw .badParameter(
+                "must be 0...8, got \(transmissionRiskLevel)", context: .init(field: "transmissionRiskLevel"))
         }
         guard !hasKnownDaysSinceOnsetOfSymptoms || Self.daysSinceOnsetRange.contains(daysSinceOnsetOfSymptoms) else {
             throw .badParameter(
-                "days since onset of symptoms must be -14...14 or unknown, got \(daysSinceOnsetOfSymptoms)")
+                "must be -14...14 or unknown, got \(daysSinceOnsetOfSymptoms)",
+                context: .init(field: "daysSinceOnsetOfSymptoms"))
         }
-        guard UInt64(rollingStartNumber.rawValue) + UInt64(rollingPeriod) <= UInt64(UInt32.max) else {
-            throw .badParameter("rolling start \(rollingStartNumber) plus period \(rollingPeriod) overflows")
+        guard UInt64(rollingStartNumber) + UInt64(rollingPeriod) <= UInt64(UInt32.max) else {
+            throw .badParameter(
+                "rolling start \(rollingStartNumber) plus period \(rollingPeriod) overflows",
+                context: .init(field: "rollingStartNumber"))
         }
     }
 }
@@ -106,7 +119,7 @@ extension ENTemporaryExposureKey {
     package init(
         keyDataBytes: UnsafeRawBufferPointer,
         rollingStartNumber: ENIntervalNumber,
-        rollingPeriod: UInt32,
+        rollingPeriod: ENIntervalNumber,
         transmissionRiskLevel: ENRiskLevel,
         diagnosisReportType: ENDiagnosisReportType,
         daysSinceOnsetOfSymptoms: Int,

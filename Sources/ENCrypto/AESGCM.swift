@@ -48,11 +48,9 @@ public enum AESGCM {
         let nonce = try SecureRandom.bytes(count: nonceByteCount)
         var output = nonce
         output.append(Data(count: plaintext.count + tagByteCount))
-        try typedThrows {
-            try run(
-                encrypt: true, key: key, nonce: nonce, input: plaintext, additionalData: additionalData,
-                output: &output, outputOffset: nonceByteCount)
-        }
+        try run(
+            encrypt: true, key: key, nonce: nonce, input: plaintext, additionalData: additionalData,
+            output: &output, outputOffset: nonceByteCount)
         return output
     }
 
@@ -71,11 +69,9 @@ public enum AESGCM {
         let nonce = sealed[start..<(start + nonceByteCount)]
         let body = sealed[(start + nonceByteCount)...]
         var output = Data(count: body.count - tagByteCount)
-        try typedThrows {
-            try run(
-                encrypt: false, key: key, nonce: Data(nonce), input: Data(body), additionalData: additionalData,
-                output: &output, outputOffset: 0)
-        }
+        try run(
+            encrypt: false, key: key, nonce: Data(nonce), input: Data(body), additionalData: additionalData,
+            output: &output, outputOffset: 0)
         return output
     }
 
@@ -90,57 +86,55 @@ public enum AESGCM {
         guard let cipher = EVP_CIPHER_fetch(nil, name, nil) else { throw .openSSL("EVP_CIPHER_fetch(\(name))") }
         defer { EVP_CIPHER_free(cipher) }
         let bodyCount = encrypt ? input.count : input.count - tagByteCount
-        try typedThrows {
-            try key.storage.withUnsafeBytes { keyBytes in
-                try nonce.withUnsafeBytes { nonceBytes in
-                    let k = keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    let n = nonceBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        try key.storage.withUnsafeBytes { keyBytes throws(ENError) in
+            try nonce.withBytes { nonceBytes throws(ENError) in
+                let k = keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let n = nonceBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let ok =
+                    encrypt
+                    ? EVP_EncryptInit_ex2(ctx, cipher, k, n, nil) : EVP_DecryptInit_ex2(ctx, cipher, k, n, nil)
+                guard ok == 1 else { throw .openSSL("AES-GCM init") }
+            }
+        }
+        var length: Int32 = 0
+        if !additionalData.isEmpty {
+            let ok = additionalData.withUnsafeBytes { aad in
+                let a = aad.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                return encrypt
+                    ? EVP_EncryptUpdate(ctx, nil, &length, a, Int32(aad.count))
+                    : EVP_DecryptUpdate(ctx, nil, &length, a, Int32(aad.count))
+            }
+            guard ok == 1 else { throw .openSSL("AES-GCM additional data") }
+        }
+        try input.withBytes { inBytes throws(ENError) in
+            try output.withMutableBytes { outBytes throws(ENError) in
+                let out = outBytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + outputOffset
+                let inp = inBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                if bodyCount > 0 {
                     let ok =
                         encrypt
-                        ? EVP_EncryptInit_ex2(ctx, cipher, k, n, nil) : EVP_DecryptInit_ex2(ctx, cipher, k, n, nil)
-                    guard ok == 1 else { throw ENError.openSSL("AES-GCM init") }
+                        ? EVP_EncryptUpdate(ctx, out, &length, inp, Int32(bodyCount))
+                        : EVP_DecryptUpdate(ctx, out, &length, inp, Int32(bodyCount))
+                    guard ok == 1 else { throw .openSSL("AES-GCM update") }
                 }
-            }
-            var length: Int32 = 0
-            if !additionalData.isEmpty {
-                let ok = additionalData.withUnsafeBytes { aad in
-                    let a = aad.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    return encrypt
-                        ? EVP_EncryptUpdate(ctx, nil, &length, a, Int32(aad.count))
-                        : EVP_DecryptUpdate(ctx, nil, &length, a, Int32(aad.count))
-                }
-                guard ok == 1 else { throw ENError.openSSL("AES-GCM additional data") }
-            }
-            try input.withUnsafeBytes { inBytes in
-                try output.withUnsafeMutableBytes { outBytes in
-                    let out = outBytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + outputOffset
-                    let inp = inBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                    if bodyCount > 0 {
-                        let ok =
-                            encrypt
-                            ? EVP_EncryptUpdate(ctx, out, &length, inp, Int32(bodyCount))
-                            : EVP_DecryptUpdate(ctx, out, &length, inp, Int32(bodyCount))
-                        guard ok == 1 else { throw ENError.openSSL("AES-GCM update") }
+                if encrypt {
+                    guard EVP_EncryptFinal_ex(ctx, out + bodyCount, &length) == 1 else {
+                        throw .openSSL("AES-GCM final")
                     }
-                    if encrypt {
-                        guard EVP_EncryptFinal_ex(ctx, out + bodyCount, &length) == 1 else {
-                            throw ENError.openSSL("AES-GCM final")
-                        }
-                        guard
-                            EVP_CIPHER_CTX_ctrl(
-                                ctx, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), out + bodyCount) == 1
-                        else { throw ENError.openSSL("AES-GCM get tag") }
-                    } else {
-                        let tag = UnsafeMutableRawPointer(mutating: inBytes.baseAddress! + bodyCount)
-                        guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), tag) == 1 else {
-                            throw ENError.openSSL("AES-GCM set tag")
-                        }
-                        var finalLength: Int32 = 0
-                        guard EVP_DecryptFinal_ex(ctx, out + bodyCount, &finalLength) == 1 else {
-                            ENError.clearOpenSSLErrors()
-                            throw ENError.badFormat(
-                                "AES-GCM authentication failed: the data, the additional data or the key differ")
-                        }
+                    guard
+                        EVP_CIPHER_CTX_ctrl(
+                            ctx, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), out + bodyCount) == 1
+                    else { throw .openSSL("AES-GCM get tag") }
+                } else {
+                    let tag = UnsafeMutableRawPointer(mutating: inBytes.baseAddress! + bodyCount)
+                    guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), tag) == 1 else {
+                        throw .openSSL("AES-GCM set tag")
+                    }
+                    var finalLength: Int32 = 0
+                    guard EVP_DecryptFinal_ex(ctx, out + bodyCount, &finalLength) == 1 else {
+                        ENError.clearOpenSSLErrors()
+                        throw .badFormat(
+                            "AES-GCM authentication failed: the data, the additional data or the key differ")
                     }
                 }
             }

@@ -49,14 +49,14 @@ public struct AssociatedEncryptedMetadataKey: Sendable {
         let cipher = try CipherContext(cipher: algorithms.aes128CTR)
         let iv = identifier.bytes
         var output = [UInt8](repeating: 0, count: input.count)
-        try typedThrows {
-            try storage.withUnsafeBytes { key in
-                try iv.withUnsafeBytes { try cipher.setKey(key.baseAddress!, iv: $0.baseAddress!) }
+        try storage.withUnsafeBytes { key throws(ENError) in
+            try iv.withUnsafeBufferPointer { iv throws(ENError) in
+                try cipher.setKey(key.baseAddress!, iv: iv.baseAddress!)
             }
-            try input.withUnsafeBytes { inBytes in
-                try output.withUnsafeMutableBytes { outBytes in
-                    try cipher.encrypt(inBytes.baseAddress!, outBytes.baseAddress!, count: input.count)
-                }
+        }
+        try input.withUnsafeBufferPointer { inBytes throws(ENError) in
+            try output.withUnsafeMutableBufferPointer { outBytes throws(ENError) in
+                try cipher.encrypt(inBytes.baseAddress!, outBytes.baseAddress!, count: input.count)
             }
         }
         return output

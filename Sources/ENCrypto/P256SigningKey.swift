@@ -11,7 +11,7 @@ public import Foundation
 /// let key = try P256SigningKey()                       // a new key
 /// try key.pemRepresentation.write(to: url, atomically: true, encoding: .utf8)
 /// let signature = try key.signature(for: exportBin)
-/// let ok = key.publicKey.isValidSignature(signature, for: exportBin)
+/// let ok = try key.publicKey.isValidSignature(signature, for: exportBin)
 /// ```
 public struct P256SigningKey: Sendable {
     let box: PKeyBox
@@ -34,15 +34,10 @@ public struct P256SigningKey: Sendable {
     /// - Throws: `ENError.Code.badFormat` when the text is not such a PEM block,
     ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(pemRepresentation: String) throws(ENError) {
-        let parsed = OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { bio in
-            PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
-        guard let pkey = parsed else {
-            ENError.clearOpenSSLErrors()
-            throw .badFormat("not a PEM-encoded private key (expected BEGIN PRIVATE KEY or BEGIN EC PRIVATE KEY)")
-        }
-        box = PKeyBox(pkey)
-        try box.requireP256("the private key")
+        box = try PKeyBox.parsedP256(
+            OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { PEM_read_bio_PrivateKey($0, nil, nil, nil) },
+            what: "the private key",
+            failure: "not a PEM-encoded private key (expected BEGIN PRIVATE KEY or BEGIN EC PRIVATE KEY)")
     }
 
     /// Reads a DER private key: PKCS#8 `PrivateKeyInfo` or SEC1 `ECPrivateKey`.
@@ -50,15 +45,10 @@ public struct P256SigningKey: Sendable {
     /// - Throws: `ENError.Code.badFormat` when the bytes are not such a structure (or have trailing bytes),
     ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(derRepresentation: Data) throws(ENError) {
-        let parsed = OpenSSLBytes.decodeDER(derRepresentation) { cursor, count in
-            d2i_AutoPrivateKey(nil, cursor, count)
-        }
-        guard let pkey = parsed else {
-            ENError.clearOpenSSLErrors()
-            throw .badFormat("not a DER-encoded private key (PKCS#8 or SEC1), \(derRepresentation.count) bytes")
-        }
-        box = PKeyBox(pkey)
-        try box.requireP256("the private key")
+        box = try PKeyBox.parsedP256(
+            OpenSSLBytes.decodeDER(derRepresentation) { d2i_AutoPrivateKey(nil, $0, $1) },
+            what: "the private key",
+            failure: "not a DER-encoded private key (PKCS#8 or SEC1), \(derRepresentation.count) bytes")
     }
 
     /// The key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
@@ -88,8 +78,9 @@ public struct P256SigningKey: Sendable {
         }
     }
 
-    /// Signs the SHA-256 digest of `data` and returns the DER-encoded signature (70 to 72 bytes).
-    public func signature(for data: some DataProtocol) throws(ENError) -> Data {
+    /// Signs the SHA-256 digest of `data`. The signature's ``P256Signature/derRepresentation`` (usually 70 to 72
+    /// bytes) is what `export.sig` stores.
+    public func signature(for data: some DataProtocol) throws(ENError) -> P256Signature {
         guard let mdctx = EVP_MD_CTX_new() else { throw .openSSL("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(mdctx) }
         guard EVP_DigestSignInit_ex(mdctx, nil, "SHA256", nil, nil, box.pkey, nil) == 1 else {
@@ -106,6 +97,6 @@ public struct P256SigningKey: Sendable {
             EVP_DigestSignFinal(mdctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
         }
         guard ok == 1 else { throw .openSSL("EVP_DigestSignFinal") }
-        return signature.prefix(length)
+        return try P256Signature(derRepresentation: signature.prefix(length))
     }
 }

@@ -17,15 +17,9 @@ public struct P256VerifyingKey: Sendable {
     /// - Throws: `ENError.Code.badFormat` when the text is not such a PEM block,
     ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(pemRepresentation: String) throws(ENError) {
-        let parsed = OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { bio in
-            PEM_read_bio_PUBKEY(bio, nil, nil, nil)
-        }
-        guard let pkey = parsed else {
-            ENError.clearOpenSSLErrors()
-            throw .badFormat("not a PEM-encoded public key (expected BEGIN PUBLIC KEY)")
-        }
-        box = PKeyBox(pkey)
-        try box.requireP256("the public key")
+        box = try PKeyBox.parsedP256(
+            OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { PEM_read_bio_PUBKEY($0, nil, nil, nil) },
+            what: "the public key", failure: "not a PEM-encoded public key (expected BEGIN PUBLIC KEY)")
     }
 
     /// Reads a DER `SubjectPublicKeyInfo`.
@@ -33,15 +27,9 @@ public struct P256VerifyingKey: Sendable {
     /// - Throws: `ENError.Code.badFormat` when the bytes are not one (or have trailing bytes),
     ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(derRepresentation: Data) throws(ENError) {
-        let parsed = OpenSSLBytes.decodeDER(derRepresentation) { cursor, count in
-            d2i_PUBKEY(nil, cursor, count)
-        }
-        guard let pkey = parsed else {
-            ENError.clearOpenSSLErrors()
-            throw .badFormat("not a DER-encoded SubjectPublicKeyInfo, \(derRepresentation.count) bytes")
-        }
-        box = PKeyBox(pkey)
-        try box.requireP256("the public key")
+        box = try PKeyBox.parsedP256(
+            OpenSSLBytes.decodeDER(derRepresentation) { d2i_PUBKEY(nil, $0, $1) },
+            what: "the public key", failure: "not a DER-encoded SubjectPublicKeyInfo, \(derRepresentation.count) bytes")
     }
 
     /// Reads the 65-byte uncompressed point `04 || X || Y` (the form iOS keeps).

@@ -1,4 +1,3 @@
-internal import CLibCrypto
 public import ENCore
 public import Foundation
 
@@ -17,6 +16,9 @@ public import Foundation
 /// ```
 public struct RollingProximityIdentifierKey: Sendable {
     let storage: SecureBytes
+
+    /// `"EN-RPI" || 0x00 0x00`, the first 8 bytes of every padded block, as their little-endian load.
+    private static let paddedPrefix: UInt64 = 0x0000_4950_522D_4E45
 
     /// Derives the key from a temporary exposure key.
     ///
@@ -50,7 +52,8 @@ public struct RollingProximityIdentifierKey: Sendable {
         try identifiers(startingAt: interval, count: 1)[0]
     }
 
-    /// The identifiers of `count` consecutive intervals from `start`, encrypted with one OpenSSL call.
+    /// The identifiers of `count` consecutive intervals from `start`, encrypted with one OpenSSL call per day
+    /// (144 intervals).
     ///
     /// - Throws: `ENError.Code.badParameter` when `count` is negative or runs past the end of the
     ///   interval range.
@@ -58,24 +61,42 @@ public struct RollingProximityIdentifierKey: Sendable {
         -> [RollingProximityIdentifier]
     {
         guard count >= 0 else { throw .badParameter("identifier count must not be negative, got \(count)") }
-        guard UInt64(start.rawValue) + UInt64(count) <= UInt64(UInt32.max) + 1 else {
+        guard UInt64(start) + UInt64(count) <= UInt64(UInt32.max) + 1 else {
             throw .badParameter("\(count) intervals from \(start) run past the end of the interval range")
         }
         if count == 0 { return [] }
-        let algorithms = try FetchedAlgorithms.shared()
-        let cipher = try CipherContext(cipher: algorithms.aes128ECB)
+        let cipher = try CipherContext(cipher: FetchedAlgorithms.shared().aes128ECB)
         try storage.withUnsafeBytes { (key: UnsafeRawBufferPointer) throws(ENError) in
             try cipher.setKey(key.baseAddress!)
         }
         var result: [RollingProximityIdentifier] = []
         result.reserveCapacity(count)
-        var buffer = PaddedIntervalBlocks(slots: 1)
-        var done = 0
-        while done < count {
-            let n = min(PaddedIntervalBlocks.blocksPerSlot, count - done)
-            try buffer.encrypt(start: start.rawValue &+ UInt32(done), count: n, with: cipher)
-            for i in 0..<n { result.append(buffer.identifier(at: i)) }
-            done += n
+        // Up to a day of padded blocks per OpenSSL call; only the interval fields change between calls.
+        let chunk = min(count, 144)
+        try withUnsafeTemporaryAllocation(byteCount: 32 * chunk, alignment: 16) { buffer throws(ENError) in
+            let blocks = buffer.baseAddress!
+            let encrypted = blocks + 16 * chunk
+            for i in 0..<chunk {
+                blocks.storeBytes(of: Self.paddedPrefix.littleEndian, toByteOffset: 16 * i, as: UInt64.self)
+                blocks.storeBytes(of: 0, toByteOffset: 16 * i + 8, as: UInt32.self)
+            }
+            var done = 0
+            while done < count {
+                let n = min(chunk, count - done)
+                for i in 0..<n {
+                    let interval = start &+ UInt32(done + i)
+                    blocks.storeBytes(of: interval.littleEndian, toByteOffset: 16 * i + 12, as: UInt32.self)
+                }
+                try cipher.encrypt(blocks, encrypted, count: 16 * n)
+                for i in 0..<n {
+                    result.append(
+                        RollingProximityIdentifier(
+                            lowWord: UInt64(littleEndian: encrypted.load(fromByteOffset: 16 * i, as: UInt64.self)),
+                            highWord: UInt64(
+                                littleEndian: encrypted.load(fromByteOffset: 16 * i + 8, as: UInt64.self))))
+                }
+                done += n
+            }
         }
         return result
     }

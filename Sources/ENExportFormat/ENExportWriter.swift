@@ -172,7 +172,7 @@ public struct ENExportWriter: Sendable {
             signatures.append(
                 ENExportSignature(
                     signatureInfo: signer.signatureInfo, batchNumber: batchNumber, batchSize: batchSize,
-                    signature: try signer.signingKey.signature(for: binary)))
+                    signature: try signer.signingKey.signature(for: binary).derRepresentation))
         }
         return ENExportArchive(exportBinary: binary, signatureFile: try ENExportSignature.encodeList(signatures))
     }

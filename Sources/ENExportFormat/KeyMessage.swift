@@ -101,7 +101,7 @@ enum KeyMessage {
         }
         return ENTemporaryExposureKey(
             keyDataBytes: UnsafeRawBufferPointer(rebasing: buffer[keyBytes]),
-            rollingStartNumber: ENIntervalNumber(rawValue: UInt32(start)), rollingPeriod: UInt32(period),
+            rollingStartNumber: ENIntervalNumber(start), rollingPeriod: UInt32(period),
             transmissionRiskLevel: ENRiskLevel(risk), diagnosisReportType: reportType,
             daysSinceOnsetOfSymptoms: days, variantOfConcern: variant)
     }
@@ -113,8 +113,8 @@ enum KeyMessage {
     ) throws(ENError) {
         do throws(ENError) {
             try key.validate()
-            guard key.rollingStartNumber.rawValue <= UInt32(Int32.max) else {
-                throw .badParameter("rolling start \(key.rollingStartNumber.rawValue) does not fit an int32")
+            guard key.rollingStartNumber <= UInt32(Int32.max) else {
+                throw .badParameter("rolling start \(key.rollingStartNumber) does not fit an int32")
             }
         } catch {
             throw error.within("\(section.fieldName)[\(index)]")
@@ -140,7 +140,7 @@ enum KeyMessage {
             }
             sink.writeInt32(KeyMessage.transmissionRiskLevelField, Int32(key.transmissionRiskLevel))
             sink.writeInt32(
-                KeyMessage.rollingStartIntervalNumberField, Int32(bitPattern: key.rollingStartNumber.rawValue))
+                KeyMessage.rollingStartIntervalNumberField, Int32(bitPattern: key.rollingStartNumber))
             sink.writeInt32(KeyMessage.rollingPeriodField, Int32(truncatingIfNeeded: key.rollingPeriod))
             if key.diagnosisReportType != .unknown {
                 sink.writeInt32(KeyMessage.reportTypeField, Int32(truncatingIfNeeded: key.diagnosisReportType.rawValue))

@@ -14,7 +14,7 @@ internal import Synchronization
 /// ```swift
 /// let matcher = try ENMatcher(sightings: storedSightings)
 /// let result = try matcher.match(keyChunks: keysFromFiles)   // any Sequence of [ENTemporaryExposureKey]
-/// for match in result.matches { print(match.key.keyData.hexString, match.sightings.count) }
+/// for match in result.matches { print(match.key, match.sightings.count) }
 /// ```
 ///
 /// The rules:
@@ -117,7 +117,7 @@ public final class ENMatcher: Sendable {
                     collector.add(
                         ordinal: batchBase + Int(hit.key_index), key: key,
                         sightingIndex: Int(hit.observation_index),
-                        derivedInterval: ENIntervalNumber(rawValue: hit.derived_interval))
+                        derivedInterval: ENIntervalNumber(hit.derived_interval))
                 }
                 cen_worker_clear_hits(worker)
             }

@@ -90,7 +90,7 @@ final class KeyBatch: @unchecked Sendable {
                         }
                     }
                     entry.storeBytes(
-                        of: key.pointee.rollingStartNumber.rawValue, toByteOffset: Self.startOffset, as: UInt32.self)
+                        of: key.pointee.rollingStartNumber, toByteOffset: Self.startOffset, as: UInt32.self)
                     entry.storeBytes(
                         of: usable ? period : 0, toByteOffset: Self.periodOffset, as: UInt32.self)
                     if !usable { ignored += 1 }

@@ -17,7 +17,7 @@ final class ObservationIndex: @unchecked Sendable {
             for (i, sighting) in sightings.enumerated() {
                 bytes.storeBytes(of: sighting.rpi.lowWord.littleEndian, toByteOffset: 16 * i, as: UInt64.self)
                 bytes.storeBytes(of: sighting.rpi.highWord.littleEndian, toByteOffset: 16 * i + 8, as: UInt64.self)
-                intervals[i] = sighting.interval.rawValue
+                intervals[i] = sighting.interval
             }
         }
         var generator = SystemRandomNumberGenerator()

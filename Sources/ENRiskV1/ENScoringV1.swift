@@ -1,14 +1,14 @@
 public import ENCore
 public import Foundation
 
-/// Version 1 risk scoring: ``ENExposureInfo`` per exposure and the ``ENExposureDetectionSummaryV1``.
+/// Version 1 risk scoring: ``ENExposureInfo`` per exposure and the ``ENScoringV1/Summary``.
 ///
 /// Everything here is pure and synchronous; "now" is always a parameter. The configuration is expected to
 /// have passed `ENExposureConfiguration.validate()`; a level table of the wrong length scores its
 /// missing entries as 1 rather than failing.
 ///
 /// ```swift
-/// let exposures = matches.compactMap(ENRiskV1Exposure.init(match:))
+/// let exposures = matches.compactMap(ENScoringV1.Exposure.init(match:))
 /// let result = ENScoringV1.evaluate(exposures, configuration: configuration, now: now)
 /// print(result.summary.maximumRiskScore, result.exposureInfo.count)
 /// ```
@@ -18,11 +18,11 @@ public enum ENScoringV1 {
     /// An exposure whose ``ENExposureInfo/totalRiskScore`` is below
     /// `ENExposureConfiguration.minimumRiskScore`, or whose full-range score is below
     /// `ENExposureConfiguration.minimumRiskScoreFullRange`, is left out of the infos, the maximum, the sum
-    /// and the attenuation durations, but still counts in ``ENExposureDetectionSummaryV1/matchedKeyCount`` and
-    /// ``ENExposureDetectionSummaryV1/daysSinceLastExposure`` (Apple; Google keeps such exposures with score 0).
+    /// and the attenuation durations, but still counts in ``ENScoringV1/Summary/matchedKeyCount`` and
+    /// ``ENScoringV1/Summary/daysSinceLastExposure`` (Apple; Google keeps such exposures with score 0).
     public static func evaluate(
-        _ exposures: [ENRiskV1Exposure], configuration: ENExposureConfiguration, now: Date
-    ) -> ENRiskV1Result {
+        _ exposures: [ENScoringV1.Exposure], configuration: ENExposureConfiguration, now: Date
+    ) -> ENScoringV1.Result {
         var infos: [ENExposureInfo] = []
         var maximum: ENRiskScore = 0
         var maximumFullRange = 0.0
@@ -43,22 +43,22 @@ public enum ENScoringV1 {
             let raw = rawAttenuationDurations(exposure.attenuationSegments, configuration: configuration)
             for index in 0..<bucketCount { durations[index] += raw[index] }
         }
-        let summary = ENExposureDetectionSummaryV1(
+        let summary = ENScoringV1.Summary(
             matchedKeyCount: UInt64(exposures.count),
             daysSinceLastExposure: latest.map { UTCDay.wholeDays(from: $0, to: now) } ?? 0,
             maximumRiskScore: maximum,
             maximumRiskScoreFullRange: maximumFullRange,
             riskScoreSumFullRange: sumFullRange,
             attenuationDurations: durations.map { UTCDay.roundedUpToMinute(min($0, maximumDuration)) })
-        return ENRiskV1Result(summary: summary, exposureInfo: infos)
+        return ENScoringV1.Result(summary: summary, exposureInfo: infos)
     }
 
-    /// Scores matched keys: ``ENRiskV1Exposure/init(match:)`` for each, then
+    /// Scores matched keys: ``ENScoringV1/Exposure/init(match:)`` for each, then
     /// ``evaluate(_:configuration:now:)``.
     public static func evaluate(
         matches: [ENKeyMatch], configuration: ENExposureConfiguration, now: Date
-    ) -> ENRiskV1Result {
-        evaluate(matches.compactMap(ENRiskV1Exposure.init(match:)), configuration: configuration, now: now)
+    ) -> ENScoringV1.Result {
+        evaluate(matches.compactMap(ENScoringV1.Exposure.init(match:)), configuration: configuration, now: now)
     }
 
     /// The info of one exposure, before the minimum-score filters.
@@ -69,7 +69,7 @@ public enum ENScoringV1 {
     ///   unrounded duration in minutes as a double (so 301 s is above 5 minutes; Google floors the minutes);
     /// - total = the full range clamped to 0...255 and truncated.
     public static func exposureInfo(
-        for exposure: ENRiskV1Exposure, configuration: ENExposureConfiguration, now: Date
+        for exposure: ENScoringV1.Exposure, configuration: ENExposureConfiguration, now: Date
     ) -> ENExposureInfo {
         let seconds = exposure.attenuationSegments.reduce(0.0) { $0 + max(0, $1.duration) }
         let attenuation = attenuationValue(exposure.attenuationSegments, configuration: configuration)
@@ -99,7 +99,7 @@ public enum ENScoringV1 {
     /// whose level value is 0 out of the divisor, rounded half away from zero and capped at 255; 0 when no time
     /// falls in a bucket with a nonzero level value.
     public static func attenuationValue(
-        _ segments: [ENAttenuationSegment], configuration: ENExposureConfiguration
+        _ segments: [ENScoringV1.AttenuationSegment], configuration: ENExposureConfiguration
     ) -> ENAttenuation {
         var bucketSeconds = [Double](repeating: 0, count: 8)
         for segment in segments {
@@ -159,11 +159,11 @@ public enum ENScoringV1 {
     }
 
     static func rawAttenuationDurations(
-        _ segments: [ENAttenuationSegment], configuration: ENExposureConfiguration
+        _ segments: [ENScoringV1.AttenuationSegment], configuration: ENExposureConfiguration
     ) -> [TimeInterval] {
         var durations = [TimeInterval](repeating: 0, count: attenuationDurationCount(configuration))
         for segment in segments {
-            let bucket = min(configuration.attenuationBucket(for: segment.attenuation), durations.count - 1)
+            let bucket = min(configuration.attenuationBucket(for: segment.attenuation).rawValue, durations.count - 1)
             durations[bucket] += max(0, segment.duration)
         }
         return durations

@@ -77,16 +77,16 @@ public enum ENScoringV2 {
         for scan in window.scanInstances {
             let seconds = max(0, scan.secondsSinceLastScan)
             switch configuration.attenuationBucket(for: scan.typicalAttenuation) {
-            case 0: bucketSeconds.0 += seconds
-            case 1: bucketSeconds.1 += seconds
-            case 2: bucketSeconds.2 += seconds
-            default: bucketSeconds.3 += seconds
+            case .immediate: bucketSeconds.0 += seconds
+            case .near: bucketSeconds.1 += seconds
+            case .medium: bucketSeconds.2 += seconds
+            case .other: bucketSeconds.3 += seconds
             }
         }
-        return Double(bucketSeconds.0) * (configuration.immediateDurationWeight / 100)
-            + Double(bucketSeconds.1) * (configuration.nearDurationWeight / 100)
-            + Double(bucketSeconds.2) * (configuration.mediumDurationWeight / 100)
-            + Double(bucketSeconds.3) * (configuration.otherDurationWeight / 100)
+        return Double(bucketSeconds.0) * (configuration.durationWeight(for: .immediate) / 100)
+            + Double(bucketSeconds.1) * (configuration.durationWeight(for: .near) / 100)
+            + Double(bucketSeconds.2) * (configuration.durationWeight(for: .medium) / 100)
+            + Double(bucketSeconds.3) * (configuration.durationWeight(for: .other) / 100)
     }
 
     /// Scores one window, or returns nil when the window is skipped.
@@ -104,7 +104,7 @@ public enum ENScoringV2 {
     /// Google applies the same filters with its own names (`daysSinceExposureThreshold`, `minimumWindowScore`).
     public static func score(
         of window: ENExposureWindow, configuration: ENExposureConfiguration, now: Date
-    ) -> ENExposureWindowScore? {
+    ) -> ENScoringV2.WindowScore? {
         let threshold = configuration.daysSinceLastExposureThreshold
         if threshold >= 1 {
             if UTCDay.wholeDays(from: window.date, to: now) > threshold { return nil }
@@ -119,7 +119,7 @@ public enum ENScoringV2 {
         guard clamped >= configuration.minimumRiskScore, score >= configuration.minimumRiskScoreFullRange else {
             return nil
         }
-        return ENExposureWindowScore(reportType: reportType, weightedDuration: weighted, score: score)
+        return ENScoringV2.WindowScore(reportType: reportType, weightedDuration: weighted, score: score)
     }
 
     /// Sums scored windows into one summary per UTC day, in date order.
@@ -153,7 +153,7 @@ private struct DayAccumulator {
     var total = ItemAccumulator()
     var byType: [ENDiagnosisReportType: ItemAccumulator] = [:]
 
-    mutating func add(_ score: ENExposureWindowScore) {
+    mutating func add(_ score: ENScoringV2.WindowScore) {
         total.add(score)
         byType[score.reportType, default: ItemAccumulator()].add(score)
     }
@@ -172,7 +172,7 @@ private struct ItemAccumulator {
     var scoreSum = 0.0
     var weightedDurationSum = 0.0
 
-    mutating func add(_ score: ENExposureWindowScore) {
+    mutating func add(_ score: ENScoringV2.WindowScore) {
         maximumScore = max(maximumScore, score.score)
         scoreSum += score.score
         weightedDurationSum += score.weightedDuration

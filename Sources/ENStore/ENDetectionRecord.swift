@@ -1,8 +1,12 @@
 public import ENCore
 public import Foundation
 
-/// Everything one successful exposure detection produced, written by
-/// `ENStore.recordDetection(_:)` in a single transaction: the result and the advanced detection state.
+/// Everything one successful exposure detection produced in the framework, written by
+/// ``ENStoreUpdate/recordDetection(_:)`` in a single transaction: the result (an exposure check), the key files
+/// it processed, the diagnosis keys it cached and its rate-limit ledger entry.
+///
+/// What the app keeps of a detection (the next key-file index, the last detection date, its exposures) is
+/// written to the ``ENAppStore`` by the app.
 ///
 /// `Result` is whatever the caller computed (a V1 summary with its exposure infos, a V2 summary with its
 /// windows, the sample app's exposures...); it is stored as JSON, so any `Codable` type works.
@@ -15,8 +19,6 @@ public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
     public var result: Result
     /// SHA-256 (or any content hash) of each key file the detection processed; each is recorded once.
     public var processedKeyFileHashes: [Data]
-    /// The new next key-file index, or `nil` to leave it unchanged.
-    public var nextKeyFileIndex: Int?
     /// The diagnosis keys to cache for re-running detection (iOS 13.7+ behaviour); the same key (key data
     /// and rolling start) is stored once, a later copy replacing an earlier one.
     public var cachedKeys: [ENTemporaryExposureKey]
@@ -31,7 +33,6 @@ public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
         kind: String,
         result: Result,
         processedKeyFileHashes: [Data] = [],
-        nextKeyFileIndex: Int? = nil,
         cachedKeys: [ENTemporaryExposureKey] = [],
         countsTowardRateLimit: Bool = true,
         rateLimit: ENDetectionRateLimit? = nil
@@ -40,7 +41,6 @@ public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
         self.kind = kind
         self.result = result
         self.processedKeyFileHashes = processedKeyFileHashes
-        self.nextKeyFileIndex = nextKeyFileIndex
         self.cachedKeys = cachedKeys
         self.countsTowardRateLimit = countsTowardRateLimit
         self.rateLimit = rateLimit

@@ -1,7 +1,8 @@
 public import Foundation
 
-/// Where exposure detection stands: the sample app's `nextDiagnosisKeyFileIndex`,
-/// `dateLastPerformedExposureDetection` and `exposureDetectionErrorLocalizedDescription`.
+/// Where exposure detection stands for the app: the sample app's `nextDiagnosisKeyFileIndex`,
+/// `dateLastPerformedExposureDetection` and `exposureDetectionErrorLocalizedDescription`, kept in an
+/// ``ENAppStore``.
 public struct ENDetectionState: Hashable, Sendable {
     /// The index of the next key file to download from the server (0 before the first detection).
     public var nextKeyFileIndex: Int

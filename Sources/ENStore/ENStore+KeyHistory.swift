@@ -3,149 +3,128 @@ public import Foundation
 internal import GRDB
 
 /// The device's own temporary exposure keys: one current key per UTC day, kept for the retention period.
-extension ENStore {
+extension ENStoreQuery where Store == ENStore {
+    /// Every stored own key, oldest first (the current key included).
+    public static var ownKeys: ENStoreQuery<ENStore, [ENTemporaryExposureKey]> {
+        .init { store, db in try OwnKeyTable.all(db, store.configuration.cipher) }
+    }
+}
+
+extension ENStoreUpdate where Store == ENStore {
     /// The key to broadcast at `date`, creating it (with `makeKeyData`) when no stored key covers `date`.
     ///
     /// A new day's key starts at the day's first interval (a multiple of 144) and runs to its end. After
-    /// `endCurrentKey(at:)` (keys released the same day), the next key starts at the current interval and
-    /// runs to the end of the day.
+    /// ``endCurrentKey(at:makeKeyData:)`` (keys released the same day) the next key has already started.
     ///
     /// - Parameters:
     ///   - date: the moment; the configured clock's `now` by default.
     ///   - makeKeyData: returns 16 fresh random bytes (in the facade: `ENTemporaryExposureKey.generate`).
-    /// - Throws: `ENError.Code.badParameter` when `makeKeyData` does not return 16 bytes.
-    public func currentKey(
+    /// - Throws: `ENError.Code.badParameter` when `makeKeyData` does not return 16 bytes (nothing is written).
+    public static func currentKey(
         at date: Date? = nil, makeKeyData: @escaping @Sendable () -> Data
-    ) throws(ENError) -> ENTemporaryExposureKey {
-        let interval = ENIntervalNumber(date: date ?? configuration.now())
-        let (cipher, now) = (configuration.cipher, configuration.now())
-        return try writeSync { db in try Self.currentKey(db, interval, now, cipher, makeKeyData) }
+    ) -> ENStoreUpdate<ENStore, ENTemporaryExposureKey> {
+        .init { store, db in
+            let now = store.configuration.now()
+            let interval = ENIntervalNumber(date: date ?? now)
+            let cipher = store.configuration.cipher
+            if let latest = try OwnKeyTable.latest(db, startingAtOrBefore: interval, cipher) {
+                if latest.validityIntervals.contains(interval) { return latest }
+                // A key of today already ended (released early): the next one starts now.
+                if latest.rollingEndNumber > interval.rollingStart {
+                    return try OwnKeyTable.insertNewKey(db, startingAt: interval, now, cipher, makeKeyData)
+                }
+            }
+            return try OwnKeyTable.insertNewKey(db, startingAt: interval.rollingStart, now, cipher, makeKeyData)
+        }
     }
 
-    /// The key to broadcast at `date`, creating it when needed; see the synchronous form.
-    public func currentKey(
-        at date: Date? = nil, makeKeyData: @escaping @Sendable () -> Data
-    ) async throws(ENError) -> ENTemporaryExposureKey {
-        let interval = ENIntervalNumber(date: date ?? configuration.now())
-        let (cipher, now) = (configuration.cipher, configuration.now())
-        return try await write { db in try Self.currentKey(db, interval, now, cipher, makeKeyData) }
-    }
-
-    /// Ends the current key early (its rolling period stops before `date`'s interval), as when keys are
-    /// released the same day, and returns the shortened key; `nil` when no key covers `date`.
+    /// Shortens the rolling period of the key that covers `date` and starts its successor at once, in one
+    /// transaction: same-day release, where the current key is released with its shortened period and is never
+    /// broadcast again. Returns the shortened key; `nil` when no key covers `date` (nothing is written).
     ///
-    /// A key that started in `date`'s own interval keeps a period of 1. The next `currentKey(at:makeKeyData:)`
-    /// creates a new key.
-    public func endCurrentKey(at date: Date? = nil) throws(ENError) -> ENTemporaryExposureKey? {
-        let interval = ENIntervalNumber(date: date ?? configuration.now())
-        let cipher = configuration.cipher
-        return try writeSync { db in try Self.endCurrentKey(db, interval, cipher) }
-    }
-
-    /// Ends the current key early; see the synchronous form.
-    public func endCurrentKey(at date: Date? = nil) async throws(ENError) -> ENTemporaryExposureKey? {
-        let interval = ENIntervalNumber(date: date ?? configuration.now())
-        let cipher = configuration.cipher
-        return try await write { db in try Self.endCurrentKey(db, interval, cipher) }
-    }
-
-    /// Every stored own key, oldest first (the current key included).
-    public func ownKeys() throws(ENError) -> [ENTemporaryExposureKey] {
-        let cipher = configuration.cipher
-        return try readSync { db in try Self.ownKeys(db, cipher) }
-    }
-
-    /// Every stored own key, oldest first; see the synchronous form.
-    public func ownKeys() async throws(ENError) -> [ENTemporaryExposureKey] {
-        let cipher = configuration.cipher
-        return try await read { db in try Self.ownKeys(db, cipher) }
+    /// The shortened key's period stops before `date`'s interval, where the new key (from `makeKeyData`)
+    /// starts and runs to the end of its day. A key that started in `date`'s own interval keeps a period of 1
+    /// (the shortest Apple allows) and its successor starts at the next interval.
+    ///
+    /// - Throws: `ENError.Code.badParameter` when `makeKeyData` does not return 16 bytes (nothing is written).
+    public static func endCurrentKey(
+        at date: Date? = nil, makeKeyData: @escaping @Sendable () -> Data
+    ) -> ENStoreUpdate<ENStore, ENTemporaryExposureKey?> {
+        .init { store, db in
+            let now = store.configuration.now()
+            let interval = ENIntervalNumber(date: date ?? now)
+            let cipher = store.configuration.cipher
+            guard var key = try OwnKeyTable.latest(db, startingAtOrBefore: interval, cipher),
+                key.validityIntervals.contains(interval)
+            else { return nil }
+            key.rollingPeriod = UInt32(max(1, key.rollingStartNumber.intervals(to: interval)))
+            try OwnKeyTable.insert(db, key, now, cipher)
+            _ = try OwnKeyTable.insertNewKey(db, startingAt: key.rollingEndNumber, now, cipher, makeKeyData)
+            return key
+        }
     }
 
     /// Stores `key` as an own key (replacing a stored key with the same rolling start), for imports and tests.
     ///
     /// Only the key data, rolling start and rolling period are kept.
     /// - Throws: `ENError.Code.badParameter` when the key does not validate.
-    public func saveOwnKey(_ key: ENTemporaryExposureKey) throws(ENError) {
-        try key.validate()
-        let (cipher, now) = (configuration.cipher, configuration.now())
-        try writeSync { db in try Self.insertOwnKey(db, key, now, cipher) }
+    public static func saveOwnKey(_ key: ENTemporaryExposureKey) -> ENStoreUpdate<ENStore, Void> {
+        .init { store, db in
+            try key.validate()
+            try OwnKeyTable.insert(db, key, store.configuration.now(), store.configuration.cipher)
+        }
+    }
+}
+
+/// The `own_keys` table: key data sealed with the store's cipher when it has one, bound to the rolling start.
+enum OwnKeyTable {
+    static func all(_ db: Database, _ cipher: (any ENAuthenticatedCipher)?) throws -> [ENTemporaryExposureKey] {
+        try Row.fetchAll(db, sql: "SELECT * FROM own_keys ORDER BY rolling_start").map { row in
+            try key(from: row, cipher)
+        }
     }
 
-    /// Stores `key` as an own key; see the synchronous form.
-    public func saveOwnKey(_ key: ENTemporaryExposureKey) async throws(ENError) {
-        try key.validate()
-        let (cipher, now) = (configuration.cipher, configuration.now())
-        try await write { db in try Self.insertOwnKey(db, key, now, cipher) }
+    static func latest(
+        _ db: Database, startingAtOrBefore interval: ENIntervalNumber, _ cipher: (any ENAuthenticatedCipher)?
+    ) throws -> ENTemporaryExposureKey? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1",
+            arguments: [Int64(interval)]
+        ).map { row in try key(from: row, cipher) }
     }
 
-    // MARK: Implementation
-
-    private static func currentKey(
-        _ db: Database, _ interval: ENIntervalNumber, _ now: Date, _ cipher: (any ENAuthenticatedCipher)?,
+    /// Creates and stores a key from `start` to the end of its day.
+    static func insertNewKey(
+        _ db: Database, startingAt start: ENIntervalNumber, _ now: Date, _ cipher: (any ENAuthenticatedCipher)?,
         _ makeKeyData: () -> Data
     ) throws -> ENTemporaryExposureKey {
-        let latest = try Row.fetchOne(
-            db, sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1",
-            arguments: [Int64(interval.rawValue)])
-        var start = interval.rollingStart
-        if let latest {
-            let key = try ownKey(from: latest, cipher)
-            if key.validityIntervals.contains(interval) { return key }
-            // A key of today already ended (released early): the next one starts now.
-            if key.rollingEndNumber > interval.rollingStart { start = interval }
-        }
         let keyData = makeKeyData()
         guard keyData.count == ENTemporaryExposureKey.keyLength else {
             throw ENError.badParameter(
                 "a new temporary exposure key needs \(ENTemporaryExposureKey.keyLength) bytes, got \(keyData.count)")
         }
-        let period = UInt32(start.intervals(to: interval.rollingStart.adding(Int(ENIntervalNumber.intervalsPerDay))))
+        let period = UInt32(start.intervals(to: start.rollingStart.adding(Int(ENIntervalNumber.intervalsPerDay))))
         let key = ENTemporaryExposureKey(keyData: keyData, rollingStartNumber: start, rollingPeriod: period)
-        try insertOwnKey(db, key, now, cipher)
+        try insert(db, key, now, cipher)
         return key
     }
 
-    private static func endCurrentKey(
-        _ db: Database, _ interval: ENIntervalNumber, _ cipher: (any ENAuthenticatedCipher)?
-    ) throws -> ENTemporaryExposureKey? {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1",
-                arguments: [Int64(interval.rawValue)])
-        else { return nil }
-        var key = try ownKey(from: row, cipher)
-        guard key.validityIntervals.contains(interval) else { return nil }
-        key.rollingPeriod = UInt32(max(1, key.rollingStartNumber.intervals(to: interval)))
-        try db.execute(
-            sql: "UPDATE own_keys SET rolling_period = ? WHERE rolling_start = ?",
-            arguments: [Int64(key.rollingPeriod), Int64(key.rollingStartNumber.rawValue)])
-        return key
-    }
-
-    private static func ownKeys(_ db: Database, _ cipher: (any ENAuthenticatedCipher)?) throws
-        -> [ENTemporaryExposureKey]
-    {
-        try Row.fetchAll(db, sql: "SELECT * FROM own_keys ORDER BY rolling_start").map { row in
-            try ownKey(from: row, cipher)
-        }
-    }
-
-    private static func insertOwnKey(
+    static func insert(
         _ db: Database, _ key: ENTemporaryExposureKey, _ now: Date, _ cipher: (any ENAuthenticatedCipher)?
     ) throws {
         var stored = key.keyData
         if let cipher {
             stored = try cipher.seal(
-                key.keyData, authenticating: StoreCodec.context("own_keys", key.rollingStartNumber.rawValue))
+                key.keyData, authenticating: StoreCodec.context("own_keys", key.rollingStartNumber))
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO own_keys (rolling_start, rolling_period, key, created_at) VALUES (?, ?, ?, ?)",
             arguments: [
-                Int64(key.rollingStartNumber.rawValue), Int64(key.rollingPeriod), stored, StoreCodec.column(now),
+                Int64(key.rollingStartNumber), Int64(key.rollingPeriod), stored, StoreCodec.column(now),
             ])
     }
 
-    private static func ownKey(from row: Row, _ cipher: (any ENAuthenticatedCipher)?) throws -> ENTemporaryExposureKey {
+    private static func key(from row: Row, _ cipher: (any ENAuthenticatedCipher)?) throws -> ENTemporaryExposureKey {
         let start = UInt32(clamping: row["rolling_start"] as Int64)
         var keyData: Data = row["key"]
         if let cipher {
@@ -155,7 +134,7 @@ extension ENStore {
             throw ENError(.badFormat, "the stored own key starting at interval \(start) is \(keyData.count) bytes")
         }
         return ENTemporaryExposureKey(
-            keyData: keyData, rollingStartNumber: ENIntervalNumber(rawValue: start),
+            keyData: keyData, rollingStartNumber: ENIntervalNumber(start),
             rollingPeriod: UInt32(clamping: row["rolling_period"] as Int64))
     }
 }

@@ -3,78 +3,50 @@ public import Foundation
 internal import GRDB
 
 /// Sightings: what the radio heard, kept for the retention period and loaded by the matcher.
-extension ENStore {
+extension ENStoreUpdate where Store == ENStore {
     /// Adds sightings in one transaction (all of them or none).
     ///
     /// Each sighting is kept as one row indexed by its interval; with a cipher the row's identifier,
     /// metadata, RSSI and exact time are sealed and only the 10-minute interval stays in the clear.
-    public func addSightings(_ sightings: [ENSighting]) throws(ENError) {
-        let cipher = configuration.cipher
-        try writeSync { db in try Self.insertSightings(db, sightings, cipher) }
+    public static func addSightings(_ sightings: [ENSighting]) -> ENStoreUpdate<ENStore, Void> {
+        .init { store, db in
+            let cipher = store.configuration.cipher
+            let statement = try db.cachedStatement(sql: "INSERT INTO sightings (interval, payload) VALUES (?, ?)")
+            for sighting in sightings {
+                let interval = sighting.interval
+                var payload = StoreCodec.sightingPayload(sighting)
+                if let cipher {
+                    payload = try cipher.seal(payload, authenticating: StoreCodec.context("sightings", interval))
+                }
+                try statement.execute(arguments: [Int64(interval), payload])
+            }
+        }
     }
+}
 
-    /// Adds sightings in one transaction; see the synchronous form.
-    public func addSightings(_ sightings: [ENSighting]) async throws(ENError) {
-        let cipher = configuration.cipher
-        try await write { db in try Self.insertSightings(db, sightings, cipher) }
-    }
-
+extension ENStoreQuery where Store == ENStore {
     /// The sightings received in `start ..< end` (to the present when `end` is `nil`), in arrival order:
     /// the matcher's input.
     ///
     /// The range is selected by interval through the index, then trimmed to the exact timestamps.
-    public func sightings(from start: Date, to end: Date? = nil) throws(ENError) -> [ENSighting] {
-        let cipher = configuration.cipher
-        return try readSync { db in try Self.fetchSightings(db, start, end, cipher) }
-    }
-
-    /// The sightings received in `start ..< end`; see the synchronous form.
-    public func sightings(from start: Date, to end: Date? = nil) async throws(ENError) -> [ENSighting] {
-        let cipher = configuration.cipher
-        return try await read { db in try Self.fetchSightings(db, start, end, cipher) }
+    public static func sightings(from start: Date, to end: Date? = nil) -> ENStoreQuery<ENStore, [ENSighting]> {
+        .init { store, db in try fetchSightings(db, start, end, store.configuration.cipher) }
     }
 
     /// The sightings of the retention period (the last 14 days by default) before the configured clock's `now`.
-    public func retainedSightings() throws(ENError) -> [ENSighting] {
-        try sightings(from: configuration.now().addingTimeInterval(-configuration.retentionPeriod))
-    }
-
-    /// The sightings of the retention period; see the synchronous form.
-    public func retainedSightings() async throws(ENError) -> [ENSighting] {
-        try await sightings(from: configuration.now().addingTimeInterval(-configuration.retentionPeriod))
-    }
-
-    /// The number of stored sightings.
-    public func sightingCount() throws(ENError) -> Int {
-        try readSync { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sightings") ?? 0 }
-    }
-
-    /// The number of stored sightings; see the synchronous form.
-    public func sightingCount() async throws(ENError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sightings") ?? 0 }
-    }
-
-    // MARK: Implementation
-
-    private static func insertSightings(
-        _ db: Database, _ sightings: [ENSighting], _ cipher: (any ENAuthenticatedCipher)?
-    ) throws {
-        let statement = try db.cachedStatement(sql: "INSERT INTO sightings (interval, payload) VALUES (?, ?)")
-        for sighting in sightings {
-            let interval = sighting.interval.rawValue
-            var payload = StoreCodec.sightingPayload(sighting)
-            if let cipher {
-                payload = try cipher.seal(payload, authenticating: StoreCodec.context("sightings", interval))
-            }
-            try statement.execute(arguments: [Int64(interval), payload])
+    public static var retainedSightings: ENStoreQuery<ENStore, [ENSighting]> {
+        .init { store, db in
+            let configuration = store.configuration
+            let start = configuration.now().addingTimeInterval(-configuration.retentionPeriod)
+            return try fetchSightings(db, start, nil, configuration.cipher)
         }
     }
 
     private static func fetchSightings(
         _ db: Database, _ start: Date, _ end: Date?, _ cipher: (any ENAuthenticatedCipher)?
     ) throws -> [ENSighting] {
-        let first = Int64(ENIntervalNumber(date: start).rawValue)
-        let last = end.map { Int64(ENIntervalNumber(date: $0).rawValue) } ?? Int64(UInt32.max)
+        let first = Int64(ENIntervalNumber(date: start))
+        let last = end.map { Int64(ENIntervalNumber(date: $0)) } ?? Int64(UInt32.max)
         let cursor = try Row.fetchCursor(
             db, sql: "SELECT interval, payload FROM sightings WHERE interval BETWEEN ? AND ? ORDER BY id",
             arguments: [first, last])

@@ -1,14 +1,15 @@
 public import ENCore
 internal import GRDB
 
-/// An asynchronous sequence of one stored value: the current value first, then every change.
+/// An asynchronous sequence of one stored value: the current value first, then every change. Made by
+/// ``ENPersistentStore/observe(_:)``.
 ///
 /// The sample app posts a notification whenever a `LocalStore` property changes; this is the same signal
 /// as an `AsyncSequence` (Combine is not available on every platform). Consecutive equal values are
 /// delivered once. The observation stops when the iteration ends or its task is cancelled.
 ///
 /// ```swift
-/// for try await isOnboarded in store.observeIsOnboarded() {
+/// for try await isOnboarded in appStore.observe(.isOnboarded) {
 ///     updateUI(isOnboarded)
 /// }
 /// ```
@@ -19,10 +20,10 @@ public struct ENStoreObservation<Element: Sendable>: AsyncSequence, Sendable {
     let values: AsyncValueObservation<Element>
     let path: String
 
-    init<Reducer: ValueReducer>(store: ENStore, _ observation: ValueObservation<Reducer>)
+    init<Reducer: ValueReducer>(database: ENStoreDatabase, _ observation: ValueObservation<Reducer>)
     where Reducer.Value == Element, Element: Equatable {
-        self.values = observation.removeDuplicates().values(in: store.writer)
-        self.path = store.displayPath
+        self.values = observation.removeDuplicates().values(in: database.writer)
+        self.path = database.displayPath
     }
 
     /// Starts observing.

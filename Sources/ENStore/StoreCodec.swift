@@ -1,14 +1,14 @@
-internal import ENCore
-internal import Foundation
-internal import GRDB
+package import ENCore
+package import Foundation
+package import GRDB
 
 /// Conversions between ENCore values and the store's columns.
 ///
 /// Dates are stored as `timeIntervalSinceReferenceDate` (the `Double` a `Date` holds), so they read back
 /// bit for bit.
-enum StoreCodec {
-    static func column(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
-    static func date(_ column: Double) -> Date { Date(timeIntervalSinceReferenceDate: column) }
+package enum StoreCodec {
+    package static func column(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
+    package static func date(_ column: Double) -> Date { Date(timeIntervalSinceReferenceDate: column) }
 
     /// The length of a sighting's payload: RPI 16, AEM 4, RSSI 1, calibration 1, timestamp 8.
     static let sightingPayloadLength = 30
@@ -56,22 +56,22 @@ enum StoreCodec {
         return data
     }
 
-    // MARK: Diagnosis keys (cached and server-side share a column layout)
+    // MARK: Diagnosis keys (ENStore's cached keys and ENKeyServer's posted keys share a column layout)
 
-    static let keyColumns =
+    package static let keyColumns =
         "key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, variant"
 
-    static func keyArguments(_ key: ENTemporaryExposureKey) -> StatementArguments {
+    package static func keyArguments(_ key: ENTemporaryExposureKey) -> StatementArguments {
         let daysSinceOnset: Int64? =
             key.hasKnownDaysSinceOnsetOfSymptoms ? Int64(key.daysSinceOnsetOfSymptoms) : nil
         return [
-            key.keyData, Int64(key.rollingStartNumber.rawValue), Int64(key.rollingPeriod),
+            key.keyData, Int64(key.rollingStartNumber), Int64(key.rollingPeriod),
             Int64(key.transmissionRiskLevel), Int64(key.diagnosisReportType.rawValue), daysSinceOnset,
             Int64(key.variantOfConcern.rawValue),
         ]
     }
 
-    static func key(from row: Row) throws(ENError) -> ENTemporaryExposureKey {
+    package static func key(from row: Row) throws(ENError) -> ENTemporaryExposureKey {
         let keyData: Data = row["key_data"]
         let reportRaw: Int64 = row["report_type"]
         let variantRaw: Int64 = row["variant"]
@@ -84,7 +84,7 @@ enum StoreCodec {
         }
         let key = ENTemporaryExposureKey(
             keyData: keyData,
-            rollingStartNumber: ENIntervalNumber(rawValue: UInt32(clamping: row["rolling_start"] as Int64)),
+            rollingStartNumber: ENIntervalNumber(UInt32(clamping: row["rolling_start"] as Int64)),
             rollingPeriod: UInt32(clamping: row["rolling_period"] as Int64),
             transmissionRiskLevel: UInt8(clamping: trl),
             diagnosisReportType: report,

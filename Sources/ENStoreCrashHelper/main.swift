@@ -2,8 +2,8 @@
 // and records detections in a loop, forever, until the test kills it with SIGKILL.
 //
 // Detection n (1, 2, 3...) writes, in one transaction: a result {"sequence": n, "padding": [...]}, the
-// processed key-file hash (n as 8 little-endian bytes, then 24 zeros), the next key-file index n, 20 cached keys
-// and a ledger entry. The test checks after each kill that these agree: all of a detection or none of it.
+// processed key-file hash (n as 8 little-endian bytes, then 24 zeros), 20 cached keys and a ledger entry. The
+// test checks after each kill that these agree: all of a detection or none of it.
 import ENCore
 import ENStore
 import Foundation
@@ -28,7 +28,7 @@ guard CommandLine.arguments.count == 2 else {
 do {
     let store = try ENStore(
         path: CommandLine.arguments[1], configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
-    var sequence = try store.detectionState().nextKeyFileIndex
+    var sequence = try store.read(.latestDetection(as: CrashDetectionResult.self, kind: "crash"))?.result.sequence ?? 0
     let today = ENIntervalNumber(date: Date()).rollingStart
     while true {
         sequence += 1
@@ -43,8 +43,8 @@ do {
         let record = ENDetectionRecord(
             date: Date(), kind: "crash",
             result: CrashDetectionResult(sequence: sequence, padding: Array(0..<100)),
-            processedKeyFileHashes: [keyFileHash(sequence)], nextKeyFileIndex: sequence, cachedKeys: keys)
-        try store.recordDetection(record)
+            processedKeyFileHashes: [keyFileHash(sequence)], cachedKeys: keys)
+        try store.write(.recordDetection(record))
     }
 } catch {
     FileHandle.standardError.write(Data("ENStoreCrashHelper: \(error)\n".utf8))

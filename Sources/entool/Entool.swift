@@ -39,7 +39,8 @@ struct Entool: AsyncParsableCommand {
             standardError(failure.message)
             Foundation.exit(failure.exitCode)
         } catch let error as ENError {
-            standardError("error: \(error.code): \(error.reason)")
+            let place = error.context.description
+            standardError("error: \(error.code): " + (place.isEmpty ? "" : "\(place): ") + error.reason)
             Foundation.exit(EntoolFailure.badInputExitCode)
         } catch {
             let code = exitCode(for: error)

@@ -18,7 +18,7 @@ struct ExportKeyJSON: Encodable {
 
     init(_ key: ENTemporaryExposureKey) {
         keyData = key.keyData.hexString
-        rollingStartIntervalNumber = key.rollingStartNumber.rawValue
+        rollingStartIntervalNumber = key.rollingStartNumber
         rollingPeriod = key.rollingPeriod
         transmissionRiskLevel = Int(key.transmissionRiskLevel)
         reportType = key.diagnosisReportType == .unknown ? nil : key.diagnosisReportType.rawValue

@@ -118,7 +118,7 @@ enum ExportKeyReader {
         // Every value was range-checked as it was read, so the key is valid (ENTemporaryExposureKey.validate()).
         return withUnsafeBytes(of: (keyData.low.littleEndian, keyData.high.littleEndian)) { bytes in
             ENTemporaryExposureKey(
-                keyDataBytes: bytes, rollingStartNumber: ENIntervalNumber(rawValue: UInt32(start)),
+                keyDataBytes: bytes, rollingStartNumber: ENIntervalNumber(start),
                 rollingPeriod: UInt32(members.rollingPeriod ?? Int64(ENTemporaryExposureKey.defaultRollingPeriod)),
                 transmissionRiskLevel: ENRiskLevel(members.transmissionRiskLevel ?? 0),
                 diagnosisReportType: ENDiagnosisReportType(rawValue: UInt32(members.reportType ?? 0))!,

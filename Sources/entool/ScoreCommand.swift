@@ -120,17 +120,17 @@ enum ScoreInput {
 
     static func scoreV1(input: Data, configuration: ENExposureConfiguration, now: Date) throws -> ScoreV1Output {
         let decoded = try decode(V1Input.self, from: input)
-        var exposures: [ENRiskV1Exposure] = []
+        var exposures: [ENScoringV1.Exposure] = []
         for (index, exposure) in decoded.exposures.enumerated() {
             let path = "exposures[\(index)]"
-            var segments: [ENAttenuationSegment] = []
+            var segments: [ENScoringV1.AttenuationSegment] = []
             for (segmentIndex, segment) in exposure.attenuationSegments.enumerated() {
                 let segmentPath = "\(path).attenuationSegments[\(segmentIndex)]"
                 guard segment.seconds >= 0, segment.seconds <= 1e9 else {
                     throw ENError.badParameter("\(segmentPath).seconds must be 0...1e9, got \(segment.seconds)")
                 }
                 segments.append(
-                    ENAttenuationSegment(
+                    ENScoringV1.AttenuationSegment(
                         attenuation: try attenuation(segment.attenuation, "\(segmentPath).attenuation"),
                         duration: segment.seconds))
             }
@@ -139,7 +139,7 @@ enum ScoreInput {
                     "\(path).transmissionRiskLevel must be 0...8, got \(exposure.transmissionRiskLevel)")
             }
             exposures.append(
-                ENRiskV1Exposure(
+                ENScoringV1.Exposure(
                     date: try day(exposure.date, "\(path).date"),
                     transmissionRiskLevel: ENRiskLevel(exposure.transmissionRiskLevel), attenuationSegments: segments))
         }
@@ -288,7 +288,7 @@ struct ScoreV1Output: Encodable {
     var summary: Summary
     var exposureInfo: [Info]
 
-    init(_ result: ENRiskV1Result) {
+    init(_ result: ENScoringV1.Result) {
         let s = result.summary
         summary = Summary(
             matchedKeyCount: s.matchedKeyCount, daysSinceLastExposure: s.daysSinceLastExposure,

@@ -34,7 +34,7 @@ struct ENTemporaryExposureKeyTests {
             try key(bytes: count).validate()
         } throws: { error in
             let e = error as? ENError
-            return e?.code == .badParameter && e!.reason.contains("16 bytes") && e!.reason.contains("\(count)")
+            return e?.code == .badParameter && e?.context.field == "keyData"
         }
     }
 
@@ -44,7 +44,7 @@ struct ENTemporaryExposureKeyTests {
             try key(period: period).validate()
         } throws: { error in
             let e = error as? ENError
-            return e?.code == .badParameter && e!.reason.contains("rolling period") && e!.reason.contains("\(period)")
+            return e?.code == .badParameter && e?.context.field == "rollingPeriod"
         }
     }
 
@@ -124,5 +124,23 @@ struct ENTemporaryExposureKeyStorageTests {
         let short2 = ENTemporaryExposureKey(keyData: Data([1, 2, 3]), rollingStartNumber: 5)
         #expect(short1 == short2)
         #expect(short1 != a)
+    }
+}
+
+@Suite("ENTemporaryExposureKey, Apple's shape")
+struct ENTemporaryExposureKeyAppleShapeTests {
+    @Test("ENTemporaryExposureKey() with settable properties, as app code builds one")
+    func emptyInitialiser() throws {
+        var key = ENTemporaryExposureKey()
+        #expect(key.keyData.isEmpty)
+        #expect(key.rollingPeriod == 144)
+        #expect(throws: ENError(.badParameter)) { try key.validate() }
+        key.keyData = Data(repeating: 7, count: 16)
+        key.rollingStartNumber = 2_642_976
+        key.rollingPeriod = 72
+        key.transmissionRiskLevel = 3
+        try key.validate()
+        let period: ENIntervalNumber = key.rollingPeriod
+        #expect(period == 72)
     }
 }

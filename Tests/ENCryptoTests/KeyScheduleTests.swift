@@ -55,10 +55,18 @@ struct KeyScheduleTests {
         }
     }
 
-    @Test("all 144 RPIs through the batch generator")
-    func generator() throws {
-        let generator = try RollingProximityIdentifierGenerator()
-        #expect(try generator.identifiers(for: vectors.key).map(\.description) == vectors.advertisements.map(\.rpi))
+    @Test("runs longer than a day (several OpenSSL calls) equal one identifier at a time")
+    func multiDayRun() throws {
+        let rpik = try RollingProximityIdentifierKey(temporaryExposureKey: vectors.key)
+        let start = vectors.key.rollingStartNumber
+        let run = try rpik.identifiers(startingAt: start, count: 300)
+        #expect(run.count == 300)
+        #expect(run.prefix(144).map(\.description) == vectors.advertisements.map(\.rpi))
+        for offset in [0, 143, 144, 145, 287, 288, 299] {
+            #expect(run[offset] == (try rpik.identifier(for: start.adding(offset))), "offset \(offset)")
+        }
+        // A run that starts mid-day gives the same identifiers as the day run.
+        #expect(try rpik.identifiers(startingAt: start.adding(70), count: 200) == Array(run[70..<270]))
     }
 
     @Test("all 144 AEMs encrypt from the metadata and decrypt back to it")
@@ -92,44 +100,14 @@ struct KeyScheduleTests {
         #expect(
             try RollingProximityIdentifierKey(temporaryExposureKey: key1).keyBytes.hexString
                 == "d7a73c519682cab51fec1c1b39cb418d")
-        let generator = try RollingProximityIdentifierGenerator()
-        let ids0 = try generator.identifiers(for: key0)
+        let ids0 = try RollingProximityIdentifierKey(temporaryExposureKey: key0)
+            .identifiers(startingAt: key0.rollingStartNumber, count: Int(key0.rollingPeriod))
         #expect(ids0.map(\.description) == ["9d8833fab07f3897eff530e1e550a44b"])
-        let ids1 = try generator.identifiers(for: key1)
+        let ids1 = try RollingProximityIdentifierKey(temporaryExposureKey: key1)
+            .identifiers(startingAt: key1.rollingStartNumber, count: Int(key1.rollingPeriod))
         #expect(ids1.count == 114)
         #expect(ids1.first?.description == "e701abe1763d2f30f0487c3daf0af30a")
         #expect(ids1.last?.description == "bd5652d5094ce44cd10c9d6b8b70b5e8")
-    }
-
-    @Test("the generator agrees with the per-key path for random keys, unaligned starts and short periods")
-    func generatorAgreesWithKeyPath() throws {
-        let generator = try RollingProximityIdentifierGenerator()
-        var starts: [ENIntervalNumber] = [2_642_976, 2_642_976, 2_645_035, 2_642_976, 7, 2_645_035]
-        for _ in 0..<40 { starts.append(ENIntervalNumber(UInt32.random(in: 2_600_000...2_700_000))) }
-        for (index, start) in starts.enumerated() {
-            let period = UInt32(index % 3 == 0 ? 144 : Int.random(in: 1...144))
-            let key = try ENTemporaryExposureKey.generate(rollingStartNumber: start, rollingPeriod: period)
-            let expected = try RollingProximityIdentifierKey(temporaryExposureKey: key)
-                .identifiers(startingAt: start, count: Int(period))
-            #expect(try generator.identifiers(for: key) == expected)
-        }
-    }
-
-    @Test("cached padded inputs stay correct when starts share a cache slot and alternate")
-    func cacheSlotCollisions() throws {
-        let generator = try RollingProximityIdentifierGenerator()
-        // 16 days apart (and the same offset in the day) land in the same one of the generator's 16 slots.
-        let a: ENIntervalNumber = 2_642_976
-        let b = a.adding(16 * 144)
-        let c = a.adding(16 * 144 + 16)  // another day and offset that also maps to a's slot
-        for start in [a, b, a, c, b, a, a, c] {
-            for period: UInt32 in [144, 37] {
-                let key = try ENTemporaryExposureKey.generate(rollingStartNumber: start, rollingPeriod: period)
-                let expected = try RollingProximityIdentifierKey(temporaryExposureKey: key)
-                    .identifiers(startingAt: start, count: Int(period))
-                #expect(try generator.identifiers(for: key) == expected)
-            }
-        }
     }
 
     @Test("bad input is refused with badParameter")
@@ -138,19 +116,12 @@ struct KeyScheduleTests {
             #expect(throws: ENError.self) { try RollingProximityIdentifierKey(keyData: Data(count: count)) }
             #expect(throws: ENError.self) { try AssociatedEncryptedMetadataKey(keyData: Data(count: count)) }
         }
-        let generator = try RollingProximityIdentifierGenerator()
-        for period: UInt32 in [0, 145] {
-            var key = vectors.key
-            key.rollingPeriod = period
-            #expect {
-                try generator.identifiers(for: key)
-            } throws: { ($0 as? ENError)?.code == .badParameter }
-        }
         var short = vectors.key
         short.keyData = Data(count: 15)
         #expect {
-            try generator.identifiers(for: short)
+            try RollingProximityIdentifierKey(temporaryExposureKey: short)
         } throws: { ($0 as? ENError)?.code == .badParameter && "\($0)".contains("15") }
+        #expect(throws: ENError.self) { try RollingProximityIdentifierKey(derivedKeyBytes: Data(count: 17)) }
         #expect(throws: ENError.self) { try BluetoothMetadata(bytes: [0x40, 0x08]) }
         let rpik = try RollingProximityIdentifierKey(temporaryExposureKey: vectors.key)
         #expect(throws: ENError.self) { try rpik.identifiers(startingAt: 0, count: -1) }

@@ -1,9 +1,10 @@
 import ENCore
+import ENTestSupport
 import Foundation
 import Testing
 
 /// The Exposure Notification crypto spec v1.2 test vectors (Google's published `TestVectors`), loaded from
-/// `Fixtures/test-vectors-v1.2.json`.
+/// `crypto/test-vectors-v1.2.json` (ENTestSupport).
 struct TestVectors: Decodable {
     struct Advertisement: Decodable {
         var interval: UInt32
@@ -20,9 +21,7 @@ struct TestVectors: Decodable {
     var advertisements: [Advertisement]
 
     static func load() throws -> TestVectors {
-        let url = try #require(
-            Bundle.module.url(forResource: "test-vectors-v1.2", withExtension: "json", subdirectory: "Fixtures"))
-        return try JSONDecoder().decode(TestVectors.self, from: Data(contentsOf: url))
+        try JSONDecoder().decode(TestVectors.self, from: Fixtures.data("crypto/test-vectors-v1.2.json"))
     }
 
     var key: ENTemporaryExposureKey {
@@ -30,10 +29,4 @@ struct TestVectors: Decodable {
             keyData: Data(hexString: temporaryExposureKey)!,
             rollingStartNumber: ENIntervalNumber(rollingStartIntervalNumber))
     }
-}
-
-/// Loads a fixture file's text.
-func fixtureText(_ name: String, _ ext: String) throws -> String {
-    let url = try #require(Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Fixtures"))
-    return try String(contentsOf: url, encoding: .utf8)
 }

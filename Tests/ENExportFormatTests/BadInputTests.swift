@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -23,7 +24,9 @@ func expectRefusal(
 @Suite("Bad input is refused with a reason")
 struct BadInputTests {
     var ens: ENExportArchive {
-        get throws { try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip")) }
+        get throws {
+            try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
+        }
     }
 
     /// An export.bin with one key message built from raw protobuf bytes.
@@ -178,7 +181,7 @@ struct BadInputTests {
 
     @Test("odd but legal encodings read the same in ENKeyExport, the scanner and swift-protobuf")
     func encodingsAgree() throws {
-        var rng = SeededGenerator(seed: 77)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 77)
         var accepted = 0
         for _ in 0..<3_000 {
             var message: [UInt8] = []
@@ -265,10 +268,10 @@ struct BadInputTests {
     @Test("zip bombs: a huge declared size, and inflation past the declared size")
     func zipBombs() throws {
         expectRefusal(containing: "declares 4294967295 bytes") {
-            _ = try ENExportArchive(data: try fixture("generated/bomb-declared.zip"))
+            _ = try ENExportArchive(data: try Fixtures.data("export/generated/bomb-declared.zip"))
         }
         expectRefusal(containing: "more than its declared") {
-            _ = try ENExportArchive(data: try fixture("generated/bomb-inflated.zip"))
+            _ = try ENExportArchive(data: try Fixtures.data("export/generated/bomb-inflated.zip"))
         }
         // A declared size within the limit that the limits still refuse.
         let bin = try ens.exportBinary
@@ -281,14 +284,15 @@ struct BadInputTests {
         }
         expectRefusal(containing: "over the limit") {
             _ = try ENExportArchive(
-                data: try fixture("cwa-android/keys.bin.zip"), limits: ENExportLimits(maximumFileSize: 1000))
+                data: try Fixtures.data("export/cwa-android/keys.bin.zip"),
+                limits: ENExportLimits(maximumFileSize: 1000))
         }
         expectRefusal(containing: "more than 1000 keys") {
-            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyScanner(
+            _ = try ENExportArchive(data: try Fixtures.data("export/cwa-android/keys.bin.zip")).keyScanner(
                 limits: ENExportLimits(maximumKeyCount: 1000))
         }
         expectRefusal(containing: "more than 1000 keys") {
-            _ = try ENExportArchive(data: try fixture("cwa-android/keys.bin.zip")).keyExport(
+            _ = try ENExportArchive(data: try Fixtures.data("export/cwa-android/keys.bin.zip")).keyExport(
                 limits: ENExportLimits(maximumKeyCount: 1000))
         }
     }
@@ -347,8 +351,8 @@ struct BadInputTests {
 
     @Test("corrupting the zip structure (headers, central directory, end record) never crashes")
     func zipStructureFuzz() throws {
-        var rng = SeededGenerator(seed: 515)
-        let original = try fixture("ens-example/testExport-2-records-1-of-1.zip")
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 515)
+        let original = try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip")
         // The structural bytes: both local headers, the central directory and the end record.
         let binHeader = 0..<40
         let structure = Array(binHeader) + Array((original.count - 134)..<original.count)
@@ -372,15 +376,15 @@ struct BadInputTests {
 
     @Test("random corruptions of real files never crash: they read or are refused with badFormat")
     func fuzz() throws {
-        var rng = SeededGenerator(seed: 2026)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 2026)
         let sources = [
-            "ens-example/testExport-2-records-1-of-1.zip", "en-internals/sample_diagnosis_key_file.zip",
-            "immuni/export.bin", "en-internals/cpp_testdata_export.bin",
+            "export/ens-example/testExport-2-records-1-of-1.zip", "export/en-internals/sample_diagnosis_key_file.zip",
+            "export/generated/bare-export.bin", "export/en-internals/cpp_testdata_export.bin",
         ]
         var refused = 0
         var total = 0
         for source in sources {
-            let original = try fixture(source)
+            let original = try Fixtures.data(source)
             for _ in 0..<150 {
                 var data = original
                 for _ in 0..<Int.random(in: 1...4, using: &rng) {

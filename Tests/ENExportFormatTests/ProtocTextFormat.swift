@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 
 /// A message as `protoc --decode` prints it (text format), parsed just enough to compare with.
@@ -90,10 +91,9 @@ struct ProtocMessage {
 }
 
 /// Decodes `message` (the bytes) with `protoc --decode=<type>` against the package's `export.proto`;
-/// `nil` when protoc is not installed.
-func protocDecode(_ bytes: Data, type: String) throws -> ProtocMessage? {
-    guard let result = try runTool("protoc", ["--decode=\(type)", "-I", protoDirectory, "export.proto"], stdin: bytes)
-    else { return nil }
+/// throws when protoc is not installed (tests that call this declare `.enabled(if: ExternalTool.protoc.isAvailable)`).
+func protocDecode(_ bytes: Data, type: String) throws -> ProtocMessage {
+    let result = try ExternalTool.protoc.run(["--decode=\(type)", "-I", protoDirectory, "export.proto"], stdin: bytes)
     guard result.status == 0 else {
         throw ProtocMessage.ParseError(line: "protoc failed: " + String(decoding: result.stderr, as: UTF8.self))
     }

@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -9,12 +10,12 @@ struct VerificationTests {
     static let signed = RealExportFile.all.filter { $0.publicKey != nil }
 
     func publicKey(_ path: String) throws -> P256VerifyingKey {
-        try P256VerifyingKey(pemRepresentation: String(decoding: try fixture(path), as: UTF8.self))
+        try P256VerifyingKey(pemRepresentation: String(decoding: try Fixtures.data(path), as: UTF8.self))
     }
 
     @Test("every signed file verifies with its published key", arguments: signed)
     func verifiesWithPublishedKey(file: RealExportFile) throws {
-        let archive = try ENExportArchive(data: try fixture(file.path))
+        let archive = try ENExportArchive(data: try Fixtures.data(file.path))
         let key = try publicKey(try #require(file.publicKey))
         let verifier = ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: key)
@@ -25,7 +26,7 @@ struct VerificationTests {
 
     @Test("every signed file fails with every other published key", arguments: signed)
     func failsWithOtherKeys(file: RealExportFile) throws {
-        let archive = try ENExportArchive(data: try fixture(file.path))
+        let archive = try ENExportArchive(data: try Fixtures.data(file.path))
         let own = try publicKey(try #require(file.publicKey)).derRepresentation
         for path in RealExportFile.publicKeys {
             let other = try publicKey(path)
@@ -41,23 +42,22 @@ struct VerificationTests {
         }
     }
 
-    @Test("openssl agrees with the verifier on every signed file", arguments: signed)
+    @Test(
+        "openssl agrees with the verifier on every signed file", .enabled(if: ExternalTool.openssl.isAvailable),
+        arguments: signed)
     func opensslAgrees(file: RealExportFile) throws {
-        let archive = try ENExportArchive(data: try fixture(file.path))
-        let directory = try temporaryDirectory()
+        let archive = try ENExportArchive(data: try Fixtures.data(file.path))
+        let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let bin = directory.appendingPathComponent("export.bin")
         let sig = directory.appendingPathComponent("sig.der")
         try archive.exportBinary.write(to: bin)
         try #require(try archive.signatures().first).signature.write(to: sig)
         for path in RealExportFile.publicKeys {
-            let pem = try fixtureURL(path).path
-            guard
-                let run = try runTool("openssl", ["dgst", "-sha256", "-verify", pem, "-signature", sig.path, bin.path])
-            else {
-                print("note: openssl is not installed; skipping the openssl cross-check")
-                return
-            }
+            let pem = try Fixtures.url(path).path
+            let run = try ExternalTool.openssl.run([
+                "dgst", "-sha256", "-verify", pem, "-signature", sig.path, bin.path,
+            ])
             let verifier = ENExportVerifier(trustedKeys: [
                 ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: try publicKey(path))
             ])
@@ -70,8 +70,8 @@ struct VerificationTests {
 
     @Test("the allow-list is addressed by key id and version")
     func allowListByIDAndVersion() throws {
-        let archive = try ENExportArchive(data: try fixture("en-internals/sample_diagnosis_key_file.zip"))
-        let key = try publicKey("en-internals/pubkey_310-v1.pem")
+        let archive = try ENExportArchive(data: try Fixtures.data("export/en-internals/sample_diagnosis_key_file.zip"))
+        let key = try publicKey("export/en-internals/pubkey_310-v1.pem")
         let info = ENExportSignatureInfo(verificationKeyID: "310", verificationKeyVersion: "v1")
         let exact = ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: key)
@@ -86,7 +86,7 @@ struct VerificationTests {
         ])
         #expect(try wrongID.verify(archive) == .unknownKey(info))
         // The right id and version with the wrong public key: a mismatch, not an unknown key.
-        let other = try publicKey("ens-example/public.pem")
+        let other = try publicKey("export/ens-example/public.pem")
         let wrongKey = ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: other)
         ])
@@ -101,8 +101,8 @@ struct VerificationTests {
 
     @Test("a file without a key version verifies only with a version wildcard")
     func missingVersion() throws {
-        let archive = try ENExportArchive(data: try fixture("xamarin-signed-example/export.zip"))
-        let key = try publicKey("xamarin-signed-example/public.pem")
+        let archive = try ENExportArchive(data: try Fixtures.data("export/xamarin-signed-example/export.zip"))
+        let key = try publicKey("export/xamarin-signed-example/public.pem")
         let wildcard = ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(keyID: "ExampleServer_k1", keyVersion: nil, publicKey: key)
         ])
@@ -118,21 +118,23 @@ struct VerificationTests {
 
     @Test("a bare export.bin reports the missing export.sig")
     func missingSignatureFile() throws {
-        let archive = try ENExportArchive(data: try fixture("immuni/export.bin"))
+        let archive = try ENExportArchive(data: try Fixtures.data("export/generated/bare-export.bin"))
         let verifier = ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: try publicKey("ens-example/public.pem"))
+            ENExportVerificationKey(
+                keyID: nil, keyVersion: nil, publicKey: try publicKey("export/ens-example/public.pem"))
         ])
         #expect(try verifier.verify(archive) == .missingSignatureFile)
     }
 
     @Test("an unsupported algorithm is reported as such")
     func unsupportedAlgorithm() throws {
-        var archive = try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip"))
+        var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
         var signatures = try archive.signatures()
         signatures[0].signatureInfo?.signatureAlgorithm = "1.2.840.10045.4.3.4"
         archive.signatureFile = try ENExportSignature.encodeList(signatures)
         let verifier = ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: try publicKey("ens-example/public.pem"))
+            ENExportVerificationKey(
+                keyID: nil, keyVersion: nil, publicKey: try publicKey("export/ens-example/public.pem"))
         ])
         guard case .unsupportedAlgorithm(let info) = try verifier.verify(archive) else {
             Issue.record("expected unsupportedAlgorithm")
@@ -143,20 +145,21 @@ struct VerificationTests {
 
     @Test("an empty signature list is reported")
     func noSignatures() throws {
-        var archive = try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip"))
+        var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
         archive.signatureFile = Data()
         let verifier = ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: try publicKey("ens-example/public.pem"))
+            ENExportVerificationKey(
+                keyID: nil, keyVersion: nil, publicKey: try publicKey("export/ens-example/public.pem"))
         ])
         #expect(try verifier.verify(archive) == .noSignatures)
     }
 
     @Test("a key tampered with after signing fails verification")
     func tamperedKey() throws {
-        var archive = try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip"))
+        var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
         let verifier = ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(
-                keyID: "some_id", keyVersion: "1", publicKey: try publicKey("ens-example/public.pem"))
+                keyID: "some_id", keyVersion: "1", publicKey: try publicKey("export/ens-example/public.pem"))
         ])
         #expect(try verifier.verify(archive).isVerified)
         var export = try archive.keyExport()
@@ -177,7 +180,7 @@ struct VerificationTests {
 
     @Test("a malformed export.sig is a format error")
     func malformedSignatureFile() throws {
-        var archive = try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip"))
+        var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
         archive.signatureFile = Data([0x0A, 0x50, 0x01])
         let verifier = ENExportVerifier(trustedKeys: [])
         #expect(throws: ENError.self) { try verifier.verify(archive) }

@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -8,28 +9,37 @@ import Testing
 struct WriterTests {
     /// The ENS example key pair (published on purpose).
     func ensSigner() throws -> ENExportSigner {
-        let pem = String(decoding: try fixture("ens-example/private.pem"), as: UTF8.self)
+        let pem = String(decoding: try Fixtures.data("export/ens-example/private.pem"), as: UTF8.self)
         return ENExportSigner(signingKey: try P256SigningKey(pemRepresentation: pem), keyID: "some_id", keyVersion: "1")
     }
 
     func ensVerifier() throws -> ENExportVerifier {
-        let pem = String(decoding: try fixture("ens-example/public.pem"), as: UTF8.self)
+        let pem = String(decoding: try Fixtures.data("export/ens-example/public.pem"), as: UTF8.self)
         return ENExportVerifier(trustedKeys: [
             ENExportVerificationKey(
                 keyID: "some_id", keyVersion: "1", publicKey: try P256VerifyingKey(pemRepresentation: pem))
         ])
     }
 
-    @Test("the ENS example keys, re-exported and signed, verify with openssl and decode with protoc")
-    func writesWhatOthersAccept() throws {
-        let original = try ENExportArchive(data: try fixture("ens-example/testExport-2-records-1-of-1.zip")).keyExport()
+    /// The ENS example's keys, written and signed again by ``ENExportWriter``.
+    func reexportedENSExample() throws -> (written: ENExportArchive, original: ENKeyExport) {
+        let original = try ENExportArchive(
+            data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip")
+        )
+        .keyExport()
         let writer = ENExportWriter(
             region: "US", startTimestamp: 1_590_159_600, endTimestamp: 1_590_246_000, signers: [try ensSigner()])
         let archives = try writer.archives(keys: original.keys)
         #expect(archives.count == 1)
-        let zipped = try archives[0].zipData()
+        return (try #require(archives.first), original)
+    }
+
+    @Test("the ENS example keys, re-exported and signed, read back and verify")
+    func writesWhatReadsBack() throws {
+        let (written, original) = try reexportedENSExample()
+        let zipped = try written.zipData()
         let reread = try ENExportArchive(data: zipped)
-        #expect(reread == archives[0])
+        #expect(reread == written)
         let export = try reread.keyExport()
         #expect(sorted(export.keys) == sorted(original.keys))
         #expect(export.region == "US")
@@ -37,61 +47,70 @@ struct WriterTests {
         #expect(export.endTimestamp == 1_590_246_000)
         #expect(export.batchNumber == 1 && export.batchSize == 1)
         #expect(try ensVerifier().verify(reread).isVerified)
-
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let bin = directory.appendingPathComponent("export.bin")
-        let sig = directory.appendingPathComponent("sig.der")
-        try reread.exportBinary.write(to: bin)
-        try #require(try reread.signatures().first).signature.write(to: sig)
-        if let run = try runTool(
-            "openssl",
-            [
-                "dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature", sig.path,
-                bin.path,
-            ])
-        {
-            #expect(run.status == 0, "\(String(decoding: run.stdout + run.stderr, as: UTF8.self))")
-            #expect(String(decoding: run.stdout, as: UTF8.self).contains("Verified OK"))
-            // And openssl refuses it once a byte of the file changes.
-            var tampered = reread.exportBinary
-            tampered[tampered.count - 1] ^= 0x01
-            try tampered.write(to: bin)
-            let bad = try #require(
-                try runTool(
-                    "openssl",
-                    [
-                        "dgst", "-sha256", "-verify", try fixtureURL("ens-example/public.pem").path, "-signature",
-                        sig.path, bin.path,
-                    ]))
-            #expect(bad.status != 0)
-        } else {
-            print("note: openssl is not installed; skipping the openssl cross-check")
-        }
-        if let decoded = try protocDecode(reread.exportBinary.dropFirst(16), type: "TemporaryExposureKeyExport") {
-            let keys = decoded.messages("keys")
-            #expect(keys.count == 2)
-            for (text, key) in zip(keys, export.keys) {
-                #expect(text.bytes("key_data") == key.keyData)
-                #expect(text.scalar("rolling_period") == String(key.rollingPeriod))
-                #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber.rawValue))
-            }
-            #expect(decoded.string("region") == "US")
-            let info = try #require(decoded.messages("signature_infos").first)
-            #expect(info.string("verification_key_id") == "some_id")
-            #expect(info.string("signature_algorithm") == "1.2.840.10045.4.3.2")
-        } else {
-            print("note: protoc is not installed; skipping the protoc cross-check")
-        }
-        // The zip holds export.bin then export.sig, as unzip lists them.
-        let zipURL = directory.appendingPathComponent("export.zip")
-        try archives[0].write(to: zipURL)
-        if let listing = try runTool("unzip", ["-Z1", zipURL.path]) {
-            #expect(String(decoding: listing.stdout, as: UTF8.self) == "export.bin\nexport.sig\n")
-        }
     }
 
-    @Test("every field, including report type, days since onset and variant, decodes with protoc as written")
+    @Test(
+        "the ENS example keys, re-exported and signed, verify with openssl",
+        .enabled(if: ExternalTool.openssl.isAvailable))
+    func writesWhatOpenSSLAccepts() throws {
+        let reread = try ENExportArchive(data: try reexportedENSExample().written.zipData())
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let bin = directory.url.appendingPathComponent("export.bin")
+        let sig = directory.url.appendingPathComponent("sig.der")
+        try reread.exportBinary.write(to: bin)
+        try #require(try reread.signatures().first).signature.write(to: sig)
+        let publicKey = try Fixtures.url("export/ens-example/public.pem").path
+        let run = try ExternalTool.openssl.run([
+            "dgst", "-sha256", "-verify", publicKey, "-signature", sig.path, bin.path,
+        ])
+        #expect(run.status == 0, "\(String(decoding: run.stdout + run.stderr, as: UTF8.self))")
+        #expect(run.output.contains("Verified OK"))
+        // And openssl refuses it once a byte of the file changes.
+        var tampered = reread.exportBinary
+        tampered[tampered.count - 1] ^= 0x01
+        try tampered.write(to: bin)
+        let bad = try ExternalTool.openssl.run([
+            "dgst", "-sha256", "-verify", publicKey, "-signature", sig.path, bin.path,
+        ])
+        #expect(bad.status != 0)
+    }
+
+    @Test(
+        "the ENS example keys, re-exported and signed, decode with protoc",
+        .enabled(if: ExternalTool.protoc.isAvailable))
+    func writesWhatProtocDecodes() throws {
+        let reread = try ENExportArchive(data: try reexportedENSExample().written.zipData())
+        let export = try reread.keyExport()
+        let decoded = try protocDecode(reread.exportBinary.dropFirst(16), type: "TemporaryExposureKeyExport")
+        let keys = decoded.messages("keys")
+        #expect(keys.count == 2)
+        for (text, key) in zip(keys, export.keys) {
+            #expect(text.bytes("key_data") == key.keyData)
+            #expect(text.scalar("rolling_period") == String(key.rollingPeriod))
+            #expect(text.scalar("rolling_start_interval_number") == String(key.rollingStartNumber))
+        }
+        #expect(decoded.string("region") == "US")
+        let info = try #require(decoded.messages("signature_infos").first)
+        #expect(info.string("verification_key_id") == "some_id")
+        #expect(info.string("signature_algorithm") == "1.2.840.10045.4.3.2")
+    }
+
+    @Test(
+        "the written zip holds export.bin then export.sig, as unzip lists them",
+        .enabled(if: ExternalTool.unzip.isAvailable))
+    func zipEntryOrder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let zipURL = directory.url.appendingPathComponent("export.zip")
+        try reexportedENSExample().written.write(to: zipURL)
+        let listing = try ExternalTool.unzip.run(["-Z1", zipURL.path])
+        #expect(listing.output == "export.bin\nexport.sig\n")
+    }
+
+    @Test(
+        "every field, including report type, days since onset and variant, decodes with protoc as written",
+        .enabled(if: ExternalTool.protoc.isAvailable))
     func allFieldsWithProtoc() throws {
         let key = ENTemporaryExposureKey(
             keyData: Data(hexString: "75c734c6dd1a782de7a965da5eb93125")!, rollingStartNumber: 2_642_976,
@@ -104,10 +123,7 @@ struct WriterTests {
         let binary = try export.exportBinary()
         #expect(try ENKeyExport(exportBinary: binary) == export)
         #expect(try SwiftProtobufOracle.exportBinary(export) == binary)
-        guard let decoded = try protocDecode(binary.dropFirst(16), type: "TemporaryExposureKeyExport") else {
-            print("note: protoc is not installed; skipping the protoc cross-check")
-            return
-        }
+        let decoded = try protocDecode(binary.dropFirst(16), type: "TemporaryExposureKeyExport")
         let text = try #require(decoded.messages("keys").first)
         #expect(text.scalar("report_type") == "SELF_REPORT")
         #expect(text.scalar("days_since_onset_of_symptoms") == "-3")
@@ -121,30 +137,39 @@ struct WriterTests {
         #expect(binary.firstRange(of: Data([0x30, 0x05])) != nil)
     }
 
-    /// 150,000 keys make an export.bin of about 4 MiB, deflated in several pieces in parallel.
-    @Test(
-        "written zips pass unzip -t and Python's zipfile, which extract exactly export.bin and export.sig",
-        arguments: [5_000, 150_000])
-    func zipsReadElsewhere(keyCount: Int) throws {
-        var rng = SeededGenerator(seed: 11)
+    /// A signed file of `keyCount` random keys, written to `export.zip` in `directory`.
+    func writtenZip(keyCount: Int, in directory: TemporaryDirectory) throws -> (ENExportArchive, URL) {
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 11)
         let keys = (0..<keyCount).map { _ in randomKey(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [try ensSigner()])
-        let archive = try writer.archives(keys: keys, using: &rng)[0]
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let zipURL = directory.appendingPathComponent("export.zip")
+        let archive = try #require(try writer.archives(keys: keys, using: &rng).first)
+        let zipURL = directory.url.appendingPathComponent("export.zip")
         try archive.write(to: zipURL)
         #expect(try ENExportArchive(contentsOf: zipURL) == archive)
+        return (archive, zipURL)
+    }
 
-        if let test = try runTool("unzip", ["-t", zipURL.path]) {
-            #expect(test.status == 0, "\(String(decoding: test.stdout + test.stderr, as: UTF8.self))")
-            #expect(String(decoding: test.stdout, as: UTF8.self).contains("No errors detected"))
-            let listing = try #require(try runTool("unzip", ["-Z1", zipURL.path]))
-            #expect(String(decoding: listing.stdout, as: UTF8.self) == "export.bin\nexport.sig\n")
-        } else {
-            print("note: unzip is not installed; skipping the unzip cross-check")
-        }
-        // Python's zipfile: the archive tests clean, and extracting gives the same bytes.
+    /// 150,000 keys make an export.bin of about 4 MiB, deflated in several pieces in parallel.
+    @Test(
+        "written zips pass unzip -t, with export.bin then export.sig", .enabled(if: ExternalTool.unzip.isAvailable),
+        arguments: [5_000, 150_000])
+    func zipsPassUnzip(keyCount: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (_, zipURL) = try writtenZip(keyCount: keyCount, in: directory)
+        let test = try ExternalTool.unzip.run(["-t", zipURL.path])
+        #expect(test.status == 0, "\(String(decoding: test.stdout + test.stderr, as: UTF8.self))")
+        #expect(test.output.contains("No errors detected"))
+        #expect(try ExternalTool.unzip.run(["-Z1", zipURL.path]).output == "export.bin\nexport.sig\n")
+    }
+
+    @Test(
+        "written zips pass Python's zipfile, which extracts exactly export.bin and export.sig",
+        .enabled(if: ExternalTool.python3.isAvailable), arguments: [5_000, 150_000])
+    func zipsPassPythonZipfile(keyCount: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (archive, zipURL) = try writtenZip(keyCount: keyCount, in: directory)
         let script = """
             import sys, zipfile
             with zipfile.ZipFile(sys.argv[1]) as z:
@@ -154,22 +179,19 @@ struct WriterTests {
                 open(sys.argv[2], "wb").write(z.read("export.bin"))
                 open(sys.argv[3], "wb").write(z.read("export.sig"))
             """
-        let bin = directory.appendingPathComponent("export.bin")
-        let sig = directory.appendingPathComponent("export.sig")
-        if let python = try runTool("python3", ["-c", script, zipURL.path, bin.path, sig.path]) {
-            #expect(python.status == 0, "\(String(decoding: python.stderr, as: UTF8.self))")
-            #expect(try Data(contentsOf: bin) == archive.exportBinary)
-            #expect(try Data(contentsOf: sig) == archive.signatureFile)
-            let check = try #require(try runTool("python3", ["-m", "zipfile", "-t", zipURL.path]))
-            #expect(check.status == 0, "\(String(decoding: check.stdout + check.stderr, as: UTF8.self))")
-        } else {
-            print("note: python3 is not installed; skipping the zipfile cross-check")
-        }
+        let bin = directory.url.appendingPathComponent("export.bin")
+        let sig = directory.url.appendingPathComponent("export.sig")
+        let python = try ExternalTool.python3.run(["-c", script, zipURL.path, bin.path, sig.path])
+        #expect(python.status == 0, "\(String(decoding: python.stderr, as: UTF8.self))")
+        #expect(try Data(contentsOf: bin) == archive.exportBinary)
+        #expect(try Data(contentsOf: sig) == archive.signatureFile)
+        let check = try ExternalTool.python3.run(["-m", "zipfile", "-t", zipURL.path])
+        #expect(check.status == 0, "\(String(decoding: check.stdout + check.stderr, as: UTF8.self))")
     }
 
     @Test("empty, incompressible and repetitive entries, in one deflate piece or several, zip and read back")
     func zipEdgeCases() throws {
-        var rng = SeededGenerator(seed: 12)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 12)
         let noise = Data((0..<3_500_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
         // A 1000-byte block repeated across the 1 MiB piece boundaries: each piece after the first finds its
         // matches in the 32 KiB dictionary it is primed with, so the whole entry compresses to almost nothing.
@@ -190,7 +212,7 @@ struct WriterTests {
 
     @Test("random key sets round-trip through write, zip, read and verify", arguments: 0..<12)
     func roundTrip(seed: Int) throws {
-        var rng = SeededGenerator(seed: UInt64(seed))
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: UInt64(seed))
         let keys = (0..<Int.random(in: 0...300, using: &rng)).map { _ in randomKey(using: &rng) }
         let revised = (0..<Int.random(in: 0...20, using: &rng)).map { _ in randomKey(using: &rng) }
         var writer = ENExportWriter(region: "DE", startTimestamp: 100, endTimestamp: 200, signers: [try ensSigner()])
@@ -227,7 +249,7 @@ struct WriterTests {
 
     @Test("keys are written in random order, not grouped as given")
     func shuffles() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 42)
         let keys = (0..<200).map { _ in randomKey(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [try ensSigner()])
         let first = try writer.archives(keys: keys)[0].keyExport().keys
@@ -239,7 +261,7 @@ struct WriterTests {
 
     @Test("files split at the key limit and the size limit, with distinct end timestamps")
     func splits() throws {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 7)
         let keys = (0..<1000).map { _ in randomKey(using: &rng) }
         var writer = ENExportWriter(region: "US", startTimestamp: 10, endTimestamp: 20, signers: [try ensSigner()])
         writer.maximumKeysPerFile = 300
@@ -266,7 +288,7 @@ struct WriterTests {
     func severalSignatures() throws {
         let current = ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v2")
         let previous = ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v1")
-        var rng = SeededGenerator(seed: 3)
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 3)
         let keys = (0..<20).map { _ in randomKey(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [current, previous])
         let archive = try writer.archives(keys: keys)[0]
@@ -306,13 +328,13 @@ struct WriterTests {
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
                 [ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)],
-                "rolling period"
+                "rollingPeriod"
             ),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
                 [
                     ENTemporaryExposureKey(
-                        keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(rawValue: 0x8000_0000))
+                        keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(0x8000_0000))
                 ],
                 "int32"
             ),
@@ -323,7 +345,7 @@ struct WriterTests {
                 Issue.record("expected a refusal mentioning \(reason)")
             } catch {
                 #expect(error.code == .badParameter)
-                #expect(error.reason.contains(reason), "\(error.reason)")
+                #expect(error.description.contains(reason), "\(error)")
             }
         }
         #expect(throws: ENError.self) { try ENExportArchive(exportBinary: Data(), signatureFile: nil).zipData() }

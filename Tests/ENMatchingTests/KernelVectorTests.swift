@@ -1,4 +1,6 @@
 import ENCore
+import ENCrypto
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +35,7 @@ struct KernelVectorTests {
         let derivation = try KernelDerivation(kernel: kernel)
         // 1, 4 and 7 keys: a partial group, a full group of four, a full and a partial one.
         for count in [1, 4, 7] {
-            let keys = derivation.rollingProximityIdentifierKeys(
+            let keys = try derivation.rollingProximityIdentifierKeys(
                 Array(repeating: Self.temporaryExposureKey, count: count))
             #expect(keys == Array(repeating: Self.rollingProximityIdentifierKey, count: count), "\(kernel) x\(count)")
         }
@@ -42,7 +44,7 @@ struct KernelVectorTests {
     @Test("the 144 official RPIs", arguments: ENMatchingKernel.supported)
     func identifiers(kernel: ENMatchingKernel) throws {
         let derivation = try KernelDerivation(kernel: kernel)
-        let all = derivation.identifiers(
+        let all = try derivation.identifiers(
             rollingProximityIdentifierKey: Self.rollingProximityIdentifierKey, startingAt: Self.start, count: 144)
         #expect(all.count == 144)
         for (i, expected) in Self.identifiers {
@@ -50,27 +52,28 @@ struct KernelVectorTests {
         }
         // Shorter runs (periods below 144, not multiples of the kernel's block group) give the same prefix.
         for count in [1, 5, 8, 13, 16, 100, 143] {
-            let some = derivation.identifiers(
+            let some = try derivation.identifiers(
                 rollingProximityIdentifierKey: Self.rollingProximityIdentifierKey, startingAt: Self.start, count: count)
             #expect(some == Array(all.prefix(count)), "\(kernel) count \(count)")
         }
         // An unaligned start: the identifier of interval 2642976 + 70 leads.
-        let shifted = derivation.identifiers(
+        let shifted = try derivation.identifiers(
             rollingProximityIdentifierKey: Self.rollingProximityIdentifierKey, startingAt: Self.start + 70, count: 2)
         #expect(shifted.map(\.hexString) == [Self.identifiers[70]!, Self.identifiers[71]!])
     }
 
     @Test("kernels agree on random keys and starts")
     func kernelsAgree() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandomNumberGenerator.forTest()
         let keys = (0..<37).map { _ in Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
         let starts = (0..<37).map { _ in UInt32.random(in: 0...UInt32.max - 144, using: &generator) }
         var reference: [[Data]]? = nil
         for kernel in ENMatchingKernel.supported {
             let derivation = try KernelDerivation(kernel: kernel)
-            let rpiks = derivation.rollingProximityIdentifierKeys(keys)
-            let all = zip(rpiks, starts).map { rpik, start in
-                [rpik] + derivation.identifiers(rollingProximityIdentifierKey: rpik, startingAt: start, count: 144)
+            let rpiks = try derivation.rollingProximityIdentifierKeys(keys)
+            let all = try zip(rpiks, starts).map { rpik, start in
+                [rpik]
+                    + (try derivation.identifiers(rollingProximityIdentifierKey: rpik, startingAt: start, count: 144))
             }
             if let reference {
                 #expect(all == reference, "\(kernel) differs from \(ENMatchingKernel.supported[0])")
@@ -78,5 +81,77 @@ struct KernelVectorTests {
                 reference = all
             }
         }
+    }
+
+    @Test(
+        "every kernel agrees with ENCrypto (the Swift path) for random keys, unaligned starts and short runs",
+        arguments: ENMatchingKernel.supported)
+    func agreesWithENCrypto(kernel: ENMatchingKernel) throws {
+        var generator = SeededRandomNumberGenerator.forTest()
+        let derivation = try KernelDerivation(kernel: kernel)
+        var starts: [UInt32] = [2_642_976, 2_642_976, 2_645_035, 2_642_976, 7, 2_645_035]
+        for _ in 0..<40 { starts.append(UInt32.random(in: 2_600_000...2_700_000, using: &generator)) }
+        let keys = starts.map { _ in Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        let rpiks = try derivation.rollingProximityIdentifierKeys(keys)
+        for (index, start) in starts.enumerated() {
+            let reference = try RollingProximityIdentifierKey(keyData: keys[index])
+            #expect(rpiks[index] == reference.keyBytes, "\(kernel) key \(index), \(generator)")
+            let count = index % 3 == 0 ? 144 : Int.random(in: 1...144, using: &generator)
+            let expected = try reference.identifiers(startingAt: ENIntervalNumber(start), count: count).map(\.data)
+            let derived = try derivation.identifiers(
+                rollingProximityIdentifierKey: rpiks[index], startingAt: start, count: count)
+            #expect(derived == expected, "\(kernel) key \(index) start \(start) count \(count), \(generator)")
+        }
+    }
+
+    @Test(
+        "cached plaintexts stay correct when starts share a cache slot and alternate",
+        arguments: ENMatchingKernel.supported)
+    func cacheSlotCollisions(kernel: ENMatchingKernel) throws {
+        var generator = SeededRandomNumberGenerator.forTest()
+        let derivation = try KernelDerivation(kernel: kernel)
+        // The portable kernel caches the padded inputs of 16 rolling starts in slot
+        // (start + start / 144) % 16: a, a + 16 days and a + 16 days + 16 intervals share a's slot.
+        let a = Self.start
+        let b = a + 16 * 144
+        let c = a + 16 * 144 + 16
+        for start in [a, b, a, c, b, a, a, c] {
+            for count in [144, 37] {
+                let key = Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                let reference = try RollingProximityIdentifierKey(keyData: key)
+                let expected = try reference.identifiers(startingAt: ENIntervalNumber(start), count: count)
+                let derived = try derivation.identifiers(
+                    rollingProximityIdentifierKey: reference.keyBytes, startingAt: start, count: count)
+                #expect(derived == expected.map(\.data), "\(kernel) start \(start) count \(count), \(generator)")
+            }
+        }
+    }
+
+    @Test("bad lengths and counts are refused with badParameter")
+    func badInput() throws {
+        let derivation = try KernelDerivation(kernel: .portable)
+        let isBadParameter: @Sendable (any Error) -> Bool = { ($0 as? ENError)?.code == .badParameter }
+        #expect(
+            performing: { try derivation.rollingProximityIdentifierKeys([Data(count: 15)]) }, throws: isBadParameter)
+        #expect(
+            performing: {
+                try derivation.identifiers(
+                    rollingProximityIdentifierKey: Self.rollingProximityIdentifierKey, startingAt: Self.start,
+                    count: 145)
+            }, throws: isBadParameter)
+        #expect(
+            performing: {
+                try derivation.identifiers(rollingProximityIdentifierKey: Data(count: 17), startingAt: 0, count: 1)
+            }, throws: isBadParameter)
+        #expect(
+            performing: {
+                try derivation.identifiers(
+                    rollingProximityIdentifierKey: Self.rollingProximityIdentifierKey, startingAt: 0, count: -1)
+            }, throws: isBadParameter)
+        #expect(try derivation.rollingProximityIdentifierKeys([]).isEmpty)
+        #expect(
+            try derivation.identifiers(
+                rollingProximityIdentifierKey: Self.rollingProximityIdentifierKey, startingAt: 0, count: 0
+            ).isEmpty)
     }
 }

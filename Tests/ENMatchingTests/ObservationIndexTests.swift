@@ -1,4 +1,5 @@
 import ENCore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ struct ObservationIndexTests {
         }
         let index = try ObservationIndex(sightings: sightings)
         // The sightings' own intervals are what the index holds (the timestamps are mid-interval).
-        #expect(sightings.map(\.interval.rawValue) == intervals)
+        #expect(sightings.map(\.interval) == intervals)
         return index
     }
 
@@ -32,7 +33,7 @@ struct ObservationIndexTests {
     }
 
     /// Ranges around every observed interval and its neighbours, the span's edges, and random ones.
-    static func check(_ intervals: [UInt32], generator: inout ReferenceAgreementTests.SeededGenerator) throws {
+    static func check(_ intervals: [UInt32], generator: inout SeededRandomNumberGenerator) throws {
         let index = try index(intervals: intervals)
         var points: [UInt64] = [0, 1, UInt64(UInt32.max), UInt64(UInt32.max) + 200]
         for interval in intervals.prefix(16) {
@@ -71,7 +72,7 @@ struct ObservationIndexTests {
 
     @Test("a device's 14 days with gaps (nearest-observation tables), in random order with repeats")
     func narrowSpan() throws {
-        var generator = ReferenceAgreementTests.SeededGenerator(state: 0x1D)
+        var generator = SeededRandomNumberGenerator.forTest(defaultSeed: 0x1D)
         let base = TestData.day
         var intervals: [UInt32] = []
         for _ in 0..<3_000 {
@@ -86,7 +87,7 @@ struct ObservationIndexTests {
 
     @Test("one interval, and a span of exactly the table limit")
     func edges() throws {
-        var generator = ReferenceAgreementTests.SeededGenerator(state: 0x2E)
+        var generator = SeededRandomNumberGenerator.forTest(defaultSeed: 0x2E)
         try Self.check([TestData.day], generator: &generator)
         try Self.check([TestData.day, TestData.day + 65_535, TestData.day + 300], generator: &generator)
         try Self.check([TestData.day, TestData.day + 65_536, TestData.day + 300], generator: &generator)
@@ -94,7 +95,7 @@ struct ObservationIndexTests {
 
     @Test("far-apart clocks (binary search), values differing in every byte")
     func wideSpan() throws {
-        var generator = ReferenceAgreementTests.SeededGenerator(state: 0x3F)
+        var generator = SeededRandomNumberGenerator.forTest(defaultSeed: 0x3F)
         var intervals = (0..<2_000).map { _ in UInt32.random(in: 0...(1 << 31), using: &generator) }
         intervals += [0, 1, 1 << 24, TestData.day, TestData.day + 5]
         intervals.shuffle(using: &generator)

@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -29,7 +30,7 @@ struct PlantedMatchTests {
         #expect(matched.key == key)
         #expect(Set(matched.sightings.map(\.sighting)) == Set([0, 1, 4, 5].map { sightings[$0] }))
         #expect(
-            matched.sightings.map(\.derivedInterval.rawValue).sorted() == [0, 10, 10, 143].map { TestData.day + $0 })
+            matched.sightings.map(\.derivedInterval).sorted() == [0, 10, 10, 143].map { TestData.day + $0 })
         #expect(
             TestData.pairs(result, sightings: sightings)
                 == (try ReferenceMatcher.match(chunks: [[key]], sightings: sightings)))
@@ -81,7 +82,7 @@ struct PlantedMatchTests {
         ]
         let result = try ENMatcher(sightings: sightings).match([key], options: .init(kernel: kernel))
         let matched = try #require(result.matches.first)
-        #expect(matched.sightings.map(\.derivedInterval.rawValue) == [TestData.day + 37, TestData.day + 37 + 49])
+        #expect(matched.sightings.map(\.derivedInterval) == [TestData.day + 37, TestData.day + 37 + 49])
         #expect(
             TestData.pairs(result, sightings: sightings)
                 == (try ReferenceMatcher.match(chunks: [[key]], sightings: sightings)))
@@ -97,7 +98,7 @@ struct PlantedMatchTests {
             }
             sightings.append(try TestData.sighting(of: key, offset: 60 + k, drift: 40))  // too late
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandomNumberGenerator.forTest()
         for i in 0..<200 {
             sightings.append(
                 TestData.sighting(
@@ -202,7 +203,7 @@ struct PlantedMatchTests {
         }
         let result = try ENMatcher(sightings: sightings).match([key], options: .init(kernel: kernel))
         #expect(result.matchedSightingCount == KernelVectorTests.identifiers.count)
-        let derived = Set(try #require(result.matches.first).sightings.map(\.derivedInterval.rawValue))
+        let derived = Set(try #require(result.matches.first).sightings.map(\.derivedInterval))
         #expect(derived == Set(KernelVectorTests.identifiers.keys.map { KernelVectorTests.start + UInt32($0) }))
     }
 }

@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -10,24 +11,12 @@ import Testing
 /// batch size.
 @Suite("Agreement with the reference matcher")
 struct ReferenceAgreementTests {
-    /// A reproducible generator (SplitMix64), so a failure can be replayed from its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Keys over 3 days (a third unaligned, half with shorter periods, some duplicated or revoked), sightings of
     /// a third of them at drifts -16...16 and offsets up to 150, and random noise.
     static func dataSet(seed: UInt64, sparse: Bool = false) throws -> (
         chunks: [[ENTemporaryExposureKey]], sightings: [ENSighting]
     ) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededRandomNumberGenerator(seed: seed)
         var keys: [ENTemporaryExposureKey] = []
         for _ in 0..<240 {
             var start = TestData.day + 144 * UInt32.random(in: 0..<3, using: &generator)

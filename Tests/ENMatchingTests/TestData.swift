@@ -37,7 +37,7 @@ enum TestData {
 
     /// A sighting of the identifier of `key` at `offset`, observed `drift` intervals away from it.
     static func sighting(of key: ENTemporaryExposureKey, offset: Int, drift: Int) throws -> ENSighting {
-        let derived = Int(key.rollingStartNumber.rawValue) + offset
+        let derived = Int(key.rollingStartNumber) + offset
         return sighting(try identifier(key, offset: offset), interval: UInt32(derived + drift))
     }
 
@@ -71,7 +71,7 @@ enum TestData {
                 pairs.append(
                     Pair(
                         keyData: match.key.keyData.hexString, sighting: position,
-                        derived: matched.derivedInterval.rawValue))
+                        derived: matched.derivedInterval))
             }
         }
         return pairs.sorted()
@@ -90,9 +90,9 @@ enum ReferenceMatcher {
                 .identifiers(startingAt: key.rollingStartNumber, count: Int(key.rollingPeriod))
             var pairs: [TestData.Pair] = []
             for (i, id) in ids.enumerated() {
-                let derived = Int(key.rollingStartNumber.rawValue) + i
+                let derived = Int(key.rollingStartNumber) + i
                 for (s, sighting) in sightings.enumerated()
-                where sighting.rpi == id && abs(Int(sighting.interval.rawValue) - derived) <= 12 {
+                where sighting.rpi == id && abs(Int(sighting.interval) - derived) <= 12 {
                     pairs.append(TestData.Pair(keyData: key.keyData.hexString, sighting: s, derived: UInt32(derived)))
                 }
             }

@@ -1,5 +1,6 @@
 import ENCore
 import ENRiskV1
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -8,10 +9,10 @@ private let day0 = Date(timeIntervalSince1970: 1_593_561_600)
 
 private func exposure(
     daysAgo: Int = 0, trl: ENRiskLevel = 0, _ segments: [(ENAttenuation, TimeInterval)]
-) -> ENRiskV1Exposure {
-    ENRiskV1Exposure(
+) -> ENScoringV1.Exposure {
+    ENScoringV1.Exposure(
         date: day0 - Double(daysAgo) * 86_400, transmissionRiskLevel: trl,
-        attenuationSegments: segments.map { ENAttenuationSegment(attenuation: $0.0, duration: $0.1) })
+        attenuationSegments: segments.map { ENScoringV1.AttenuationSegment(attenuation: $0.0, duration: $0.1) })
 }
 
 @Suite("Version 1 buckets")
@@ -82,12 +83,16 @@ struct ExposureInfoTests {
         var configuration = ENExposureConfiguration()
         configuration.attenuationLevelValues = [0, 1, 2, 3, 4, 5, 6, 8]
         // 600 s at 74 dB (level 0) and 300 s at 5 dB (level 8): 300 x 8 / 300 = 8, not 2400 / 900.
-        let segments = [ENAttenuationSegment(attenuation: 74, duration: 600), .init(attenuation: 5, duration: 300)]
+        let segments = [
+            ENScoringV1.AttenuationSegment(attenuation: 74, duration: 600), .init(attenuation: 5, duration: 300),
+        ]
         #expect(ENScoringV1.attenuationValue(segments, configuration: configuration) == 8)
         configuration.attenuationLevelValues[0] = 1
         #expect(ENScoringV1.attenuationValue(segments, configuration: configuration) == 3)  // 3000 / 900 = 3.33
         // Rounded half away from zero: 60 s at level 1 (74 dB) and 60 s at level 2 (63 dB) -> 1.5 -> 2.
-        let half = [ENAttenuationSegment(attenuation: 74, duration: 60), .init(attenuation: 63, duration: 60)]
+        let half = [
+            ENScoringV1.AttenuationSegment(attenuation: 74, duration: 60), .init(attenuation: 63, duration: 60),
+        ]
         #expect(ENScoringV1.attenuationValue(half, configuration: configuration) == 2)
         // Only zero-level time: 0.
         configuration.attenuationLevelValues[0] = 0
@@ -168,7 +173,7 @@ struct ExposureInfoTests {
 
     @Test("Info carries the exposure's fields")
     func fields() {
-        let source = ENRiskV1Exposure(
+        let source = ENScoringV1.Exposure(
             date: day0, transmissionRiskLevel: 5, attenuationSegments: [], diagnosisReportType: .selfReported,
             daysSinceOnsetOfSymptoms: -3)
         let info = ENScoringV1.exposureInfo(for: source, configuration: ENExposureConfiguration(), now: day0)
@@ -259,8 +264,8 @@ struct SummaryTests {
 
     @Test("No exposures: an empty summary")
     func empty() {
-        let result = ENScoringV1.evaluate([ENRiskV1Exposure](), configuration: ENExposureConfiguration(), now: day0)
-        #expect(result.summary == ENExposureDetectionSummaryV1(attenuationDurations: [0, 0, 0, 0]))
+        let result = ENScoringV1.evaluate([ENScoringV1.Exposure](), configuration: ENExposureConfiguration(), now: day0)
+        #expect(result.summary == ENScoringV1.Summary(attenuationDurations: [0, 0, 0, 0]))
         #expect(result.exposureInfo.isEmpty)
     }
 
@@ -285,13 +290,13 @@ struct SummaryTests {
             key: ENTemporaryExposureKey(
                 keyData: keyData, rollingStartNumber: ENIntervalNumber(date: day0), diagnosisReportType: .revoked),
             sightings: [matched(start, rssi: -40)])
-        let exposure = try #require(ENRiskV1Exposure(match: match))
+        let exposure = try #require(ENScoringV1.Exposure(match: match))
         #expect(exposure.date == day0)
         #expect(exposure.transmissionRiskLevel == 6)
         #expect(exposure.attenuationSegments.map(\.attenuation) == Array(repeating: 48, count: 10))
         let total: TimeInterval = exposure.attenuationSegments.map(\.duration).reduce(0, +)
         #expect(total == 660)
-        #expect(ENRiskV1Exposure(match: revoked) == nil)
+        #expect(ENScoringV1.Exposure(match: revoked) == nil)
         let result = ENScoringV1.evaluate(
             matches: [match, revoked], configuration: ENExposureConfiguration(), now: day0 + 86_400)
         #expect(result.summary.matchedKeyCount == 1)
@@ -301,10 +306,8 @@ struct SummaryTests {
 
     @Test("The earlier sample configuration (weights 50) multiplies every level value by 50")
     func earlierConfiguration() throws {
-        let url = try #require(
-            Bundle.module.url(
-                forResource: "exposure-configuration-earlier", withExtension: "json", subdirectory: "Fixtures"))
-        let configuration = try ENExposureConfiguration(jsonData: Data(contentsOf: url))
+        let configuration = try ENExposureConfiguration(
+            jsonData: Fixtures.data("risk/exposure-configuration-earlier.json"))
         let info = ENScoringV1.exposureInfo(
             for: exposure(daysAgo: 20, trl: 0, [(80, 60)]), configuration: configuration, now: day0)
         let expected: Double = 1 * 50 * 1 * 50 * 2 * 50 * 1 * 50

@@ -1,4 +1,5 @@
 import ENCore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -29,7 +30,8 @@ struct ExposureConfigurationTests {
 
     @Test("The current sample-server JSON decodes to its values")
     func currentFormat() throws {
-        let configuration = try ENExposureConfiguration(jsonData: fixture("exposure-configuration-current"))
+        let configuration = try ENExposureConfiguration(
+            jsonData: Fixtures.data("risk/exposure-configuration-current.json"))
         #expect(configuration.immediateDurationWeight == 100)
         #expect(configuration.nearDurationWeight == 100)
         #expect(configuration.mediumDurationWeight == 100)
@@ -53,7 +55,8 @@ struct ExposureConfigurationTests {
 
     @Test("The earlier sample-server JSON decodes its *Scores tables and weights")
     func earlierFormat() throws {
-        let configuration = try ENExposureConfiguration(jsonData: fixture("exposure-configuration-earlier"))
+        let configuration = try ENExposureConfiguration(
+            jsonData: Fixtures.data("risk/exposure-configuration-earlier.json"))
         #expect(configuration.minimumRiskScore == 0)
         #expect(configuration.attenuationWeight == 50)
         #expect(configuration.daysSinceLastExposureWeight == 50)
@@ -78,7 +81,7 @@ struct ExposureConfigurationTests {
             "exposure-configuration-current", "exposure-configuration-earlier",
         ])
     func roundTrip(name: String) throws {
-        var configuration = try ENExposureConfiguration(jsonData: fixture(name))
+        var configuration = try ENExposureConfiguration(jsonData: Fixtures.data("risk/\(name).json"))
         configuration.metadata = ["region": .string("US"), "thresholds": .array([.number(50), .number(70)])]
         let data = try JSONEncoder().encode(configuration)
         #expect(try ENExposureConfiguration(jsonData: data) == configuration)
@@ -95,7 +98,8 @@ struct ExposureConfigurationTests {
     /// The current fixture with `change` applied, decoded.
     private func decodeModified(_ change: (inout [String: Any]) -> Void) throws -> ENExposureConfiguration {
         var object = try #require(
-            JSONSerialization.jsonObject(with: fixture("exposure-configuration-current")) as? [String: Any])
+            JSONSerialization.jsonObject(with: Fixtures.data("risk/exposure-configuration-current.json"))
+                as? [String: Any])
         change(&object)
         return try ENExposureConfiguration(jsonData: JSONSerialization.data(withJSONObject: object))
     }

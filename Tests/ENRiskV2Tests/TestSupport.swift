@@ -6,11 +6,6 @@ import Testing
 /// 2020-07-01 00:00:00 UTC.
 let day0 = Date(timeIntervalSince1970: 1_593_561_600)
 
-func fixture(_ name: String) throws -> Data {
-    let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
-    return try Data(contentsOf: url)
-}
-
 func sighting(at date: Date, rssi: Int8, txPower: Int8? = 0, confidence: ENCalibrationConfidence = .high)
     -> ENMatchedSighting
 {

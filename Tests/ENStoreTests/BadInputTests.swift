@@ -1,5 +1,6 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -7,24 +8,26 @@ import Testing
 struct BadInputTests {
     func expectUntouched(
         _ path: String, code: ENError.Code, mentioning text: String,
-        configuration: ENStoreConfiguration = ENStoreConfiguration()
+        opening open: (String) throws(ENError) -> Void = { path throws(ENError) in _ = try ENStore(path: path) }
     ) throws {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        do {
-            _ = try ENStore(path: path, configuration: configuration)
+        let walBefore = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+        do throws(ENError) {
+            try open(path)
             Issue.record("opening \(path) should fail")
         } catch {
             #expect(error.code == code, "\(error)")
             #expect(error.reason.contains(text), "\(error.reason)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) == walBefore)
     }
 
     @Test func aGarbageFileIsABadFormatAndIsNotOverwritten() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("garbage.sqlite")
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandomNumberGenerator.forTest(defaultSeed: 42)
         let garbage = Data((0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         try garbage.write(to: URL(fileURLWithPath: path))
         try expectUntouched(path, code: .badFormat, mentioning: "garbage.sqlite")
@@ -34,7 +37,7 @@ struct BadInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("truncated.sqlite")
-        var bytes = try Data(contentsOf: try fixtureURL("store-v1.sqlite"))
+        var bytes = try Data(contentsOf: try Fixtures.url("store/store-v1.sqlite"))
         bytes.replaceSubrange(100..<bytes.count, with: Data(repeating: 0xA5, count: bytes.count - 100))
         try bytes.write(to: URL(fileURLWithPath: path))
         try expectUntouched(path, code: .badFormat, mentioning: "truncated.sqlite")
@@ -58,18 +61,39 @@ struct BadInputTests {
         expectCode(.dataInaccessible) {
             _ = try ENStore(path: "/nonexistent-\(UUID().uuidString)/store.sqlite")
         }
+        expectCode(.dataInaccessible) {
+            _ = try ENAppStore(path: "/nonexistent-\(UUID().uuidString)/app.sqlite")
+        }
     }
-}
 
-/// A small deterministic generator for test data.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+    /// The framework's and the app's stores are different files: neither opens the other's, nor changes it.
+    @Test func aStoreOfAnotherKindIsABadFormatAndIsNotOverwritten() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storePath = directory.path("store.sqlite")
+        let appPath = directory.path("app.sqlite")
+        try ENStore(path: storePath).close()
+        try ENAppStore(path: appPath).close()
+        try expectUntouched(storePath, code: .badFormat, mentioning: "not an ENAppStore") { path throws(ENError) in
+            _ = try ENAppStore(path: path)
+        }
+        try expectUntouched(appPath, code: .badFormat, mentioning: "not an ENStore")
+        // A framework file of an older schema holds app tables, but is no app store either.
+        let old = try copyFixture("store-v1.sqlite", to: directory)
+        try expectUntouched(old, code: .badFormat, mentioning: "not an ENAppStore") { path throws(ENError) in
+            _ = try ENAppStore(path: path)
+        }
+    }
+
+    @Test func aGarbageFileIsNoAppStoreEither() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("garbage.sqlite")
+        var generator = SeededRandomNumberGenerator(seed: 7)
+        try Data((0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }).write(
+            to: URL(fileURLWithPath: path))
+        try expectUntouched(path, code: .badFormat, mentioning: "garbage.sqlite") { path throws(ENError) in
+            _ = try ENAppStore(path: path)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -12,11 +13,11 @@ struct EncryptionTests {
     let rpiBytes: [UInt8] = Array(repeating: 0xE7, count: 16)
 
     func fill(_ store: ENStore) throws {
-        try store.saveOwnKey(ENTemporaryExposureKey(keyData: secretKey, rollingStartNumber: 2_963_808))
+        try store.write(.saveOwnKey(ENTemporaryExposureKey(keyData: secretKey, rollingStartNumber: 2_963_808)))
         let sighting = ENSighting(
             rpi: try RollingProximityIdentifier(bytes: rpiBytes), aem: AssociatedEncryptedMetadata(rawValue: 1),
             timestamp: referenceDate, rssi: -70)
-        try store.addSightings([sighting])
+        try store.write(.addSightings([sighting]))
         try store.close()
     }
 
@@ -45,8 +46,8 @@ struct EncryptionTests {
         #expect(try !onDisk(path, Data(rpiBytes)))
 
         let store = try ENStore(path: path, configuration: clock.configuration(cipher: cipher))
-        #expect(try store.ownKeys().map(\.keyData) == [secretKey])
-        #expect(try store.sightings(from: .distantPast).map(\.rpi.bytes) == [rpiBytes])
+        #expect(try store.read(.ownKeys).map(\.keyData) == [secretKey])
+        #expect(try store.read(.sightings(from: .distantPast)).map(\.rpi.bytes) == [rpiBytes])
     }
 
     @Test func aWrongKeyOrAMissingCipherIsDataInaccessibleAndAddingOneLaterIsRefused() throws {
@@ -68,12 +69,27 @@ struct EncryptionTests {
         }
     }
 
+    /// The cipher is checked on the file as it is, read-only, before any migration: a refused open of an
+    /// older-schema file leaves it byte for byte.
+    @Test func aRefusedCipherLeavesAnOlderSchemaFileUnmigrated() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = try copyFixture("store-v2.sqlite", to: directory)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        expectCode(.badParameter) {
+            _ = try ENStore(path: path, configuration: TestClock(referenceDate).configuration(cipher: aesCipher([1])))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
     @Test func keyRollingWorksOnAnEncryptedStore() async throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration(cipher: aesCipher([9])))
-        let key = try await store.currentKey(at: referenceDate) { Data(repeating: 0x77, count: 16) }
-        let again = try await store.currentKey(at: referenceDate.addingTimeInterval(600)) { Data(count: 16) }
+        let key = try await store.write(.currentKey(at: referenceDate) { Data(repeating: 0x77, count: 16) })
+        let again = try await store.write(.currentKey(at: referenceDate.addingTimeInterval(600)) { Data(count: 16) })
         #expect(again == key)
-        let ended = try await store.endCurrentKey(at: referenceDate)
+        let ended = try await store.write(.endCurrentKey(at: referenceDate) { Data(repeating: 0x78, count: 16) })
         #expect(ended?.keyData == key.keyData)
+        #expect(try await store.read(.ownKeys).map(\.keyData) == [key.keyData, Data(repeating: 0x78, count: 16)])
     }
 }

@@ -18,13 +18,13 @@ struct KeyHistoryTests {
 
     @Test func aNewDayKeyStartsAtTheDayBoundaryAndRunsTheWholeDay() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
-        let key = try store.currentKey(at: referenceDate) { keyCounter.make() }
+        let key = try store.write(.currentKey(at: referenceDate) { keyCounter.make() })
         let interval = ENIntervalNumber(date: referenceDate)
         #expect(key.rollingStartNumber == interval.rollingStart)
-        #expect(key.rollingStartNumber.rawValue % 144 == 0)
+        #expect(key.rollingStartNumber % 144 == 0)
         #expect(key.rollingPeriod == 144)
         // Later the same day: the same key.
-        let later = try store.currentKey(at: referenceDate.addingTimeInterval(3_600)) { keyCounter.make() }
+        let later = try store.write(.currentKey(at: referenceDate.addingTimeInterval(3_600)) { keyCounter.make() })
         #expect(later == key)
         #expect(keyCounter.next.load(ordering: .relaxed) == 1)
     }
@@ -32,52 +32,88 @@ struct KeyHistoryTests {
     @Test func theKeyRollsAtEachMultipleOf144Intervals() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
-        let first = try store.currentKey(at: today.adding(143).date) { keyCounter.make() }
-        let second = try store.currentKey(at: today.adding(144).date) { keyCounter.make() }
+        let first = try store.write(.currentKey(at: today.adding(143).date) { keyCounter.make() })
+        let second = try store.write(.currentKey(at: today.adding(144).date) { keyCounter.make() })
         #expect(first.rollingStartNumber == today)
         #expect(second.rollingStartNumber == today.adding(144))
         #expect(first.keyData != second.keyData)
-        #expect(try store.ownKeys() == [first, second])
+        #expect(try store.read(.ownKeys) == [first, second])
     }
 
-    @Test func releasingKeysTheSameDayEndsTheCurrentKeyEarly() throws {
+    @Test func releasingKeysTheSameDayEndsTheCurrentKeyEarlyAndStartsTheNextAtOnce() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
-        let first = try store.currentKey(at: today.adding(10).date) { keyCounter.make() }
-        let ended = try #require(try store.endCurrentKey(at: today.adding(50).date))
+        let first = try store.write(.currentKey(at: today.adding(10).date) { keyCounter.make() })
+        let ended = try #require(try store.write(.endCurrentKey(at: today.adding(50).date) { keyCounter.make() }))
         #expect(ended.keyData == first.keyData)
         #expect(ended.rollingPeriod == 50)
-        let next = try store.currentKey(at: today.adding(50).date) { keyCounter.make() }
+        // The successor was made in the same transaction: no third key is generated.
+        #expect(keyCounter.next.load(ordering: .relaxed) == 2)
+        let next = try store.write(.currentKey(at: today.adding(50).date) { keyCounter.make() })
+        #expect(keyCounter.next.load(ordering: .relaxed) == 2)
         #expect(next.rollingStartNumber == today.adding(50))
         #expect(next.rollingPeriod == 94)
         #expect(next.rollingEndNumber == today.adding(144))
-        #expect(try store.ownKeys().map(\.rollingPeriod) == [50, 94])
-        #expect(try store.endCurrentKey(at: today.adding(200).date) == nil)
+        #expect(next.keyData != first.keyData)
+        #expect(try store.read(.ownKeys).map(\.rollingPeriod) == [50, 94])
+        #expect(try store.write(.endCurrentKey(at: today.adding(200).date) { keyCounter.make() }) == nil)
+        #expect(try store.read(.ownKeys).count == 2)
+    }
+
+    @Test func aKeyReleasedInItsFirstIntervalKeepsOneIntervalAndItsSuccessorStartsAtTheNext() throws {
+        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let today = ENIntervalNumber(date: referenceDate).rollingStart
+        let first = try store.write(.currentKey(at: today.adding(143).date) { keyCounter.make() })
+        #expect(first.rollingStartNumber == today)
+        // Released in the day's last interval; ending it there leaves a key of 143 intervals.
+        let ended = try #require(try store.write(.endCurrentKey(at: today.adding(143).date) { keyCounter.make() }))
+        #expect(ended.rollingPeriod == 143)
+        let successor = try store.write(.currentKey(at: today.adding(143).date) { keyCounter.make() })
+        #expect(successor.rollingStartNumber == today.adding(143))
+        #expect(successor.rollingPeriod == 1)
+        // Released again in the interval it started: it keeps that one interval, and the next key starts at
+        // the next interval (the next day), for the whole day.
+        let again = try #require(try store.write(.endCurrentKey(at: today.adding(143).date) { keyCounter.make() }))
+        #expect(again == successor)
+        let tomorrow = try store.write(.currentKey(at: today.adding(144).date) { keyCounter.make() })
+        #expect(tomorrow.rollingStartNumber == today.adding(144))
+        #expect(tomorrow.rollingPeriod == 144)
+        #expect(try store.read(.ownKeys).map(\.rollingPeriod) == [143, 1, 144])
+    }
+
+    @Test func aFailedSuccessorLeavesTheCurrentKeyUnshortened() throws {
+        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let today = ENIntervalNumber(date: referenceDate).rollingStart
+        let first = try store.write(.currentKey(at: today.adding(10).date) { keyCounter.make() })
+        expectCode(.badParameter) {
+            _ = try store.write(.endCurrentKey(at: today.adding(50).date) { Data(count: 3) })
+        }
+        #expect(try store.read(.ownKeys) == [first])
     }
 
     @Test func aKeyGeneratorReturningTheWrongLengthIsRejected() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         expectCode(.badParameter) {
-            _ = try store.currentKey(at: referenceDate) { Data(count: 15) }
+            _ = try store.write(.currentKey(at: referenceDate) { Data(count: 15) })
         }
-        #expect(try store.ownKeys().isEmpty)
+        #expect(try store.read(.ownKeys).isEmpty)
     }
 
     @Test func savedKeysReadBackAndInvalidKeysAreRejected() async throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         let key = ENTemporaryExposureKey(keyData: Data(repeating: 7, count: 16), rollingStartNumber: 2_963_808)
-        try await store.saveOwnKey(key)
-        #expect(try await store.ownKeys() == [key])
+        try await store.write(.saveOwnKey(key))
+        #expect(try await store.read(.ownKeys) == [key])
         let bad = ENTemporaryExposureKey(keyData: Data(count: 3), rollingStartNumber: 2_963_952)
-        await expectCodeAsync(.badParameter) { try await store.saveOwnKey(bad) }
-        #expect(try await store.ownKeys() == [key])
+        await expectCodeAsync(.badParameter) { try await store.write(.saveOwnKey(bad)) }
+        #expect(try await store.read(.ownKeys) == [key])
     }
 
     @Test func asyncCurrentKeyMatchesSync() async throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         let counter = keyCounter
-        let a = try await store.currentKey(at: referenceDate) { counter.make() }
-        let b = try await store.currentKey(at: referenceDate) { counter.make() }
+        let a = try await store.write(.currentKey(at: referenceDate) { counter.make() })
+        let b = try await store.write(.currentKey(at: referenceDate) { counter.make() })
         #expect(a == b)
     }
 }

@@ -1,70 +1,176 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
+import GRDB
 import Testing
 
 @Suite("Schema migration")
 struct MigrationTests {
-    /// `Fixtures/store-v1.sqlite` was written by schema v1 (see `make-fixtures.py`); opening it migrates to v2.
-    @Test func aSchemaV1FileOpensWithEveryRecordIntactAndTheLedgerSeeded() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let path = try copyFixture("store-v1.sqlite", to: directory)
-        let clock = TestClock(referenceDate.addingTimeInterval(3_600))
-        let store = try ENStore(path: path, configuration: clock.configuration())
-        try store.checkIntegrity()
+    let dayStart: ENIntervalNumber = 2_963_808
 
-        let dayStart: ENIntervalNumber = 2_963_808
+    /// What `make-fixtures.py` put in the app's tables of schemas v1 and v2.
+    var fixtureAppData: ENLegacyAppData {
+        ENLegacyAppData(
+            isOnboarded: true,
+            detectionState: ENDetectionState(
+                nextKeyFileIndex: 3, lastDetectionDate: referenceDate.addingTimeInterval(60)),
+            testResults: [
+                ENTestResult(
+                    id: UUID(uuidString: "6F1C2E4A-0B7D-4C4B-9C55-0A4C7C2D9E10")!, isAdded: true,
+                    dateAdministered: referenceDate.addingTimeInterval(-86_400), isShared: true)
+            ],
+            exposures: [
+                ENExposureRecord(
+                    date: referenceDate.addingTimeInterval(-3 * 86_400), duration: 900, totalRiskScore: 42,
+                    transmissionRiskLevel: 5)
+            ])
+    }
+
+    /// The framework records of the fixtures must survive every migration unchanged.
+    func expectFrameworkRecordsIntact(_ store: ENStore) throws {
         #expect(
-            try store.ownKeys() == [
+            try store.read(.ownKeys) == [
                 ENTemporaryExposureKey(keyData: Data(repeating: 0x11, count: 16), rollingStartNumber: dayStart)
             ])
         let sighting = ENSighting(
             rpi: try RollingProximityIdentifier(bytes: Array(0..<16)),
             aem: try AssociatedEncryptedMetadata(hexString: "a0a1a2a3"),
             timestamp: referenceDate.addingTimeInterval(12.5), rssi: -60, calibrationConfidence: .high)
-        #expect(try store.sightings(from: .distantPast) == [sighting])
-        #expect(
-            try store.detectionState()
-                == ENDetectionState(nextKeyFileIndex: 3, lastDetectionDate: referenceDate.addingTimeInterval(60)))
-        let detection = try #require(try store.latestDetection(as: SampleSummary.self))
+        #expect(try store.read(.sightings(from: .distantPast)) == [sighting])
+        let detection = try #require(try store.read(.latestDetection(as: SampleSummary.self)))
         #expect(
             detection
                 == ENStoredDetection(
                     id: 1, date: referenceDate.addingTimeInterval(60), kind: "v2",
                     result: SampleSummary(matchedKeyCount: 1, maximumScore: 1_800)))
-        #expect(try store.unprocessedKeyFileHashes([Data(repeating: 0xAB, count: 32)]).isEmpty)
+        #expect(try store.read(.unprocessedKeyFileHashes([Data(repeating: 0xAB, count: 32)])).isEmpty)
         #expect(
-            try store.cachedDiagnosisKeys() == [
+            try store.read(.cachedDiagnosisKeys) == [
                 ENTemporaryExposureKey(
                     keyData: Data(repeating: 0x22, count: 16), rollingStartNumber: dayStart.adding(-144),
                     transmissionRiskLevel: 4, diagnosisReportType: .confirmedTest, daysSinceOnsetOfSymptoms: -2)
             ])
-        #expect(try store.isOnboarded())
-        let testID = try #require(UUID(uuidString: "6F1C2E4A-0B7D-4C4B-9C55-0A4C7C2D9E10"))
-        #expect(
-            try store.testResults() == [
-                ENTestResult(
-                    id: testID, isAdded: true, dateAdministered: referenceDate.addingTimeInterval(-86_400),
-                    isShared: true)
-            ])
-        #expect(
-            try store.exposures() == [
-                ENExposureRecord(
-                    date: referenceDate.addingTimeInterval(-3 * 86_400), duration: 900, totalRiskScore: 42,
-                    transmissionRiskLevel: 5)
-            ])
+        // v2 seeded the rate-limit ledger from the detections v1 recorded (once).
+        #expect(try store.read(.rateLimitLedger(since: .distantPast)) == [referenceDate.addingTimeInterval(60)])
+        // v3's manager state starts at Apple's defaults.
+        #expect(try store.read(.managerState) == ENManagerState())
+    }
 
-        // v2 seeded the rate-limit ledger from the detections v1 recorded.
-        #expect(try store.rateLimitLedger(since: .distantPast) == [referenceDate.addingTimeInterval(60)])
-        // v2's key-server tables work.
-        #expect(try store.postDiagnosisKeys([makeKey(1, start: dayStart)]) == 1)
-        #expect(try store.publishExportBatch()?.index == 0)
+    /// `Fixtures/store-v1.sqlite` was written by schema v1 (see `make-fixtures.py`); opening it migrates to v3.
+    /// The app's tables hold data, so v3 keeps them as legacy tables; the key server's (created empty by v2)
+    /// are dropped. The app data is imported into an app store once, then deleted.
+    @Test func aSchemaV1FileOpensWithEveryRecordIntactAndItsAppDataImportable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = try copyFixture("store-v1.sqlite", to: directory)
+        let clock = TestClock(referenceDate.addingTimeInterval(3_600))
+        let store = try ENStore(path: path, configuration: clock.configuration())
+        try store.checkIntegrity()
+        try expectFrameworkRecordsIntact(store)
+        let tables = Set(try tableNames(path))
+        #expect(tables.isSuperset(of: ["legacy_state", "legacy_test_results", "legacy_exposures"]))
+        #expect(
+            tables.isDisjoint(with: [
+                "state", "test_results", "exposures", "server_keys", "server_batches", "legacy_server_keys",
+                "legacy_server_batches",
+            ]))
+
+        let legacy = try #require(try store.read(.legacyAppData))
+        #expect(legacy == fixtureAppData)
+        let appStore = try ENAppStore(path: directory.path("app.sqlite"))
+        #expect(try appStore.write(.importLegacyData(legacy)))
+        #expect(try appStore.read(.isOnboarded))
+        #expect(try appStore.read(.detectionState) == fixtureAppData.detectionState)
+        #expect(try appStore.read(.testResults) == fixtureAppData.testResults)
+        #expect(try appStore.read(.exposures) == fixtureAppData.exposures)
+        // Importing again (say, after a crash before the legacy data was deleted) writes nothing.
+        try appStore.write(.setOnboarded(false))
+        #expect(try appStore.write(.importLegacyData(legacy)) == false)
+        #expect(try appStore.read(.isOnboarded) == false)
+
+        #expect(try store.write(.deleteLegacyData))
+        #expect(try store.read(.legacyAppData) == nil)
+        #expect(try store.write(.deleteLegacyData) == false)
+        #expect(try tableNames(path).filter { $0.hasPrefix("legacy_") }.isEmpty)
 
         // Opening again is a no-op migration.
         try store.close()
         let again = try ENStore(path: path, configuration: clock.configuration())
-        #expect(try again.exportBatches().count == 1)
+        try expectFrameworkRecordsIntact(again)
+    }
+
+    /// `Fixtures/store-v2.sqlite` is today's schema before this version: v3 keeps its key-server rows, untouched,
+    /// in legacy tables until they are deleted.
+    @Test func aSchemaV2FileKeepsItsKeyServerRowsUntouchedUntilDeleted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = try copyFixture("store-v2.sqlite", to: directory)
+        let original = try Fixtures.url("store/store-v2.sqlite").path
+        let keysSQL = "SELECT * FROM %@ ORDER BY id"
+        let batchesSQL = "SELECT * FROM %@ ORDER BY batch_index"
+        let originalKeys = try rows(original, String(format: keysSQL, "server_keys"))
+        let originalBatches = try rows(original, String(format: batchesSQL, "server_batches"))
+        #expect(originalKeys.count == 2)
+        #expect(originalBatches.count == 1)
+
+        let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        try store.checkIntegrity()
+        try expectFrameworkRecordsIntact(store)
+        #expect(try store.read(.legacyAppData) == fixtureAppData)
+        #expect(try rows(path, String(format: keysSQL, "legacy_server_keys")) == originalKeys)
+        #expect(try rows(path, String(format: batchesSQL, "legacy_server_batches")) == originalBatches)
+
+        #expect(try store.write(.deleteLegacyData))
+        #expect(try tableNames(path).filter { $0.hasPrefix("legacy_") }.isEmpty)
+        try expectFrameworkRecordsIntact(store)
+    }
+
+    @Test func eraseAllDeletesLegacyTablesToo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = try copyFixture("store-v2.sqlite", to: directory)
+        let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        try store.write(.eraseAll)
+        #expect(try store.read(.legacyAppData) == nil)
+        try store.close()
+        #expect(try tableNames(path).filter { $0.hasPrefix("legacy_") }.isEmpty)
+        #expect(try !fileContains(path, Data("6F1C2E4A-0B7D-4C4B-9C55-0A4C7C2D9E10".utf8)))
+    }
+
+    /// The three stores share no table: a new framework store has the framework's tables only, an app store
+    /// the app's only.
+    @Test func newFilesHoldOnlyTheirOwnTables() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storePath = directory.path("store.sqlite")
+        let appPath = directory.path("app.sqlite")
+        try ENStore(path: storePath).close()
+        try ENAppStore(path: appPath).close()
+        #expect(
+            Set(try tableNames(storePath)) == [
+                "grdb_migrations", "store_metadata", "own_keys", "sightings", "detections", "processed_key_files",
+                "cached_keys", "detection_ledger", "manager_state",
+            ])
+        #expect(Set(try tableNames(appPath)) == ["grdb_migrations", "app_state", "test_results", "exposures"])
+        #expect(try ENStore(inMemoryWith: ENStoreConfiguration()).read(.legacyAppData) == nil)
+    }
+
+    @Test func legacyDataIsImportedOnlyIntoAnEmptyAppStore() throws {
+        let appStore = try ENAppStore()
+        let own = ENTestResult(dateAdministered: referenceDate)
+        try appStore.write(.saveTestResult(own))
+        expectCode(.apiMisuse) { _ = try appStore.write(.importLegacyData(fixtureAppData)) }
+        #expect(try appStore.read(.testResults) == [own])
+        #expect(try appStore.read(.isOnboarded) == false)
+
+        let fresh = try ENAppStore()
+        var bad = fixtureAppData
+        bad.detectionState.nextKeyFileIndex = -1
+        expectCode(.badParameter) { _ = try fresh.write(.importLegacyData(bad)) }
+        #expect(try fresh.read(.testResults).isEmpty)
+        // Still importable after the refusal: nothing was marked.
+        #expect(try fresh.write(.importLegacyData(fixtureAppData)))
     }
 }
 
@@ -78,7 +184,30 @@ struct InterruptedFirstOpenTests {
         let path = try copyFixture("interrupted.sqlite", to: directory)
         let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
         try store.checkIntegrity()
-        try store.addSightings([makeSighting(1, at: referenceDate)])
-        #expect(try store.sightingCount() == 1)
+        try store.write(.addSightings([makeSighting(1, at: referenceDate)]))
+        #expect(try store.read(.recordCounts).sightings == 1)
+
+        let appDirectory = try TemporaryDirectory()
+        defer { appDirectory.cleanUp() }
+        let appPath = try copyFixture("interrupted.sqlite", to: appDirectory)
+        let appStore = try ENAppStore(path: appPath)
+        try appStore.checkIntegrity()
+        try appStore.write(.setOnboarded(true))
+        #expect(try appStore.read(.isOnboarded))
     }
+}
+
+/// The names of the tables in the file at `path`, read with SQLite directly.
+func tableNames(_ path: String) throws -> [String] {
+    try rows(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .map { $0[0] as String }
+}
+
+/// The rows `sql` selects in the file at `path`, opened read-only with SQLite directly.
+func rows(_ path: String, _ sql: String) throws -> [Row] {
+    var configuration = Configuration()
+    configuration.readonly = true
+    let queue = try DatabaseQueue(path: path, configuration: configuration)
+    defer { try? queue.close() }
+    return try queue.read { db in try Row.fetchAll(db, sql: sql) }
 }

@@ -1,5 +1,6 @@
 import ENCore
 import ENStore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -8,31 +9,35 @@ struct RetentionTests {
     @Test func everyKindExpiresAfter14DaysByTheInjectedClock() throws {
         let clock = TestClock(referenceDate)
         let store = try ENStore(inMemoryWith: clock.configuration())
+        let appStore = try ENAppStore()
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         for day in 0..<3 {
-            try store.saveOwnKey(
-                ENTemporaryExposureKey(
-                    keyData: Data(repeating: UInt8(day), count: 16), rollingStartNumber: today.adding(144 * day)))
+            try store.write(
+                .saveOwnKey(
+                    ENTemporaryExposureKey(
+                        keyData: Data(repeating: UInt8(day), count: 16), rollingStartNumber: today.adding(144 * day))))
         }
-        try store.addSightings([
-            makeSighting(1, at: referenceDate), makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400)),
-        ])
-        try store.recordDetection(
-            ENDetectionRecord(
-                date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([1])],
-                cachedKeys: [makeKey(1, start: today)]))
-        try store.saveTestResult(ENTestResult(dateAdministered: referenceDate))
-        try store.addExposures([ENExposureRecord(date: referenceDate)])
-        try store.postDiagnosisKeys([makeKey(2, start: today)])
+        try store.write(
+            .addSightings([
+                makeSighting(1, at: referenceDate), makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400)),
+            ]))
+        try store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([1])],
+                    cachedKeys: [makeKey(1, start: today)])))
+        try store.write(.setExposureNotificationEnabled(true))
+        try appStore.write(.saveTestResult(ENTestResult(dateAdministered: referenceDate)))
+        try appStore.write(.recordDetection(at: referenceDate, newExposures: [ENExposureRecord(date: referenceDate)]))
 
         // 14 days later, nothing is old enough yet.
         clock.advance(by: 14 * 86_400 - 600)
-        #expect(try store.deleteExpiredRecords().total == 0)
+        #expect(try store.write(.deleteExpiredRecords()).total == 0)
 
         // 14 days after the first day ended: day 0's key, the first sighting, the detection's records go.
         clock.advance(by: 86_400)
-        let report = try store.deleteExpiredRecords()
-        var expected = ENStoreExpiryReport()
+        let report = try store.write(.deleteExpiredRecords())
+        var expected = ENStoreRecordCounts()
         expected.ownKeys = 1
         expected.sightings = 1
         expected.cachedDiagnosisKeys = 1
@@ -40,20 +45,20 @@ struct RetentionTests {
         expected.ledgerEntries = 1
         expected.detections = 1
         #expect(report == expected)
-        #expect(try store.ownKeys().map(\.rollingStartNumber) == [today.adding(144), today.adding(288)])
+        #expect(try store.read(.ownKeys).map(\.rollingStartNumber) == [today.adding(144), today.adding(288)])
         #expect(
-            try store.sightings(from: .distantPast) == [
+            try store.read(.sightings(from: .distantPast)) == [
                 makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400))
             ])
-        #expect(try store.cachedDiagnosisKeys().isEmpty)
-        #expect(try store.detections(as: Int.self).isEmpty)
-        #expect(try store.unprocessedKeyFileHashes([Data([1])]) == [Data([1])])
-        // App data and the key server are not expired.
-        #expect(try store.testResults().count == 1)
-        #expect(try store.exposures().count == 1)
-        #expect(try store.diagnosisKeysAwaitingExport().count == 1)
-        // The detection state itself stays (it is not a record with an age).
-        #expect(try store.detectionState().lastDetectionDate == referenceDate)
+        #expect(try store.read(.cachedDiagnosisKeys).isEmpty)
+        #expect(try store.read(.detections(as: Int.self)).isEmpty)
+        #expect(try store.read(.unprocessedKeyFileHashes([Data([1])])) == [Data([1])])
+        // The manager state is not a record with an age.
+        #expect(try store.read(.managerState).exposureNotificationEnabled)
+        // App data is the app's, in its own store, and never expires.
+        #expect(try appStore.read(.testResults).count == 1)
+        #expect(try appStore.read(.exposures).count == 1)
+        #expect(try appStore.read(.detectionState).lastDetectionDate == referenceDate)
     }
 
     @Test func cachedKeysOlderThan14DaysGoEvenWhenCachedRecently() async throws {
@@ -62,11 +67,11 @@ struct RetentionTests {
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let old = makeKey(1, start: today.adding(-15 * 144))
         let fresh = makeKey(2, start: today.adding(-13 * 144))
-        try await store.recordDetection(
-            ENDetectionRecord(date: referenceDate, kind: "v2", result: 0, cachedKeys: [old, fresh]))
-        let report = try await store.deleteExpiredRecords()
+        try await store.write(
+            .recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 0, cachedKeys: [old, fresh])))
+        let report = try await store.write(.deleteExpiredRecords())
         #expect(report.cachedDiagnosisKeys == 1)
-        #expect(try await store.cachedDiagnosisKeys() == [fresh])
+        #expect(try await store.read(.cachedDiagnosisKeys) == [fresh])
     }
 
     @Test func expiredRecordsAreDeletedWhenTheStoreOpens() throws {
@@ -74,9 +79,10 @@ struct RetentionTests {
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
         let clock = TestClock(referenceDate)
-        try ENStore(path: path, configuration: clock.configuration()).addSightings([makeSighting(1, at: referenceDate)])
+        try ENStore(path: path, configuration: clock.configuration()).write(
+            .addSightings([makeSighting(1, at: referenceDate)]))
         clock.advance(by: 15 * 86_400)
-        #expect(try ENStore(path: path, configuration: clock.configuration()).sightingCount() == 0)
+        #expect(try ENStore(path: path, configuration: clock.configuration()).read(.recordCounts).sightings == 0)
     }
 
     @Test func eraseAllDeletesEverythingAndTheStoreStaysUsable() async throws {
@@ -86,39 +92,34 @@ struct RetentionTests {
         let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let secret = Data(repeating: 0xC3, count: 16)
-        try await store.saveOwnKey(ENTemporaryExposureKey(keyData: secret, rollingStartNumber: today))
-        try await store.addSightings((0..<100).map { makeSighting($0, at: referenceDate) })
-        try await store.recordDetection(
-            ENDetectionRecord(
-                date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([9])], nextKeyFileIndex: 3,
-                cachedKeys: [makeKey(1, start: today)]))
-        try await store.setOnboarded(true)
-        try await store.saveTestResult(ENTestResult(dateAdministered: referenceDate))
-        try await store.addExposures([ENExposureRecord(date: referenceDate)])
-        try await store.postDiagnosisKeys([makeKey(2, start: today)])
-        _ = try await store.publishExportBatch()
+        try await store.write(.saveOwnKey(ENTemporaryExposureKey(keyData: secret, rollingStartNumber: today)))
+        try await store.write(.addSightings((0..<100).map { makeSighting($0, at: referenceDate) }))
+        try await store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([9])],
+                    cachedKeys: [makeKey(1, start: today)])))
+        try await store.write(.setExposureNotificationEnabled(true))
+        try await store.write(.setAuthorizationStatus(.authorized))
+        try await store.write(.setPreAuthorization(ENPreAuthorization(authorizedAt: referenceDate)))
 
-        try await store.eraseAll()
+        try await store.write(.eraseAll)
 
-        #expect(try await store.ownKeys().isEmpty)
-        #expect(try await store.sightingCount() == 0)
-        #expect(try await store.detections(as: Int.self).isEmpty)
-        #expect(try await store.detectionState() == ENDetectionState())
-        #expect(try await store.cachedDiagnosisKeys().isEmpty)
-        #expect(try await store.unprocessedKeyFileHashes([Data([9])]) == [Data([9])])
-        #expect(try await store.rateLimitLedger(since: .distantPast).isEmpty)
-        #expect(try await store.isOnboarded() == false)
-        #expect(try await store.testResults().isEmpty)
-        #expect(try await store.exposures().isEmpty)
-        #expect(try await store.exportBatches().isEmpty)
+        #expect(try await store.read(.ownKeys).isEmpty)
+        #expect(try await store.read(.recordCounts) == ENStoreRecordCounts())
+        #expect(try await store.read(.detections(as: Int.self)).isEmpty)
+        #expect(try await store.read(.cachedDiagnosisKeys).isEmpty)
+        #expect(try await store.read(.unprocessedKeyFileHashes([Data([9])])) == [Data([9])])
+        #expect(try await store.read(.rateLimitLedger(since: .distantPast)).isEmpty)
+        #expect(try await store.read(.managerState) == ENManagerState())
         // Secure delete and the truncated log leave no copy of the erased key on disk.
         try store.close()
         #expect(try !fileContains(path, secret))
         #expect(try !fileContains(path + "-wal", secret))
         // Still usable.
         let reopened = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
-        try await reopened.addSightings([makeSighting(1, at: referenceDate)])
-        #expect(try await reopened.sightingCount() == 1)
+        try await reopened.write(.addSightings([makeSighting(1, at: referenceDate)]))
+        #expect(try await reopened.read(.recordCounts).sightings == 1)
     }
 }
 

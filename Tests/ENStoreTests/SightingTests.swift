@@ -10,19 +10,19 @@ struct SightingTests {
         let sightings = (0..<50).map {
             makeSighting($0, at: referenceDate.addingTimeInterval(Double($0) * 37.123), rssi: Int8(-$0))
         }
-        try store.addSightings(sightings)
-        #expect(try store.sightingCount() == 50)
-        let back = try store.sightings(from: .distantPast)
+        try store.write(.addSightings(sightings))
+        #expect(try store.read(.recordCounts).sightings == 50)
+        let back = try store.read(.sightings(from: .distantPast))
         #expect(back == sightings)
     }
 
     @Test func rangeSelectionIsExactToTheTimestamp() async throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
         let sightings = (0..<100).map { makeSighting($0, at: referenceDate.addingTimeInterval(Double($0) * 60)) }
-        try await store.addSightings(sightings)
+        try await store.write(.addSightings(sightings))
         let start = referenceDate.addingTimeInterval(10 * 60)
         let end = referenceDate.addingTimeInterval(20 * 60 + 1)
-        let slice = try await store.sightings(from: start, to: end)
+        let slice = try await store.read(.sightings(from: start, to: end))
         #expect(slice == Array(sightings[10...20]))
     }
 
@@ -31,8 +31,8 @@ struct SightingTests {
         let store = try ENStore(inMemoryWith: clock.configuration())
         let old = makeSighting(1, at: referenceDate.addingTimeInterval(-15 * 86_400))
         let recent = makeSighting(2, at: referenceDate.addingTimeInterval(-13 * 86_400))
-        try store.addSightings([old, recent])
-        #expect(try store.retainedSightings() == [recent])
+        try store.write(.addSightings([old, recent]))
+        #expect(try store.read(.retainedSightings) == [recent])
     }
 
     @Test func aBatchIsAllOrNothingWhenTheCipherFails() throws {
@@ -47,7 +47,7 @@ struct SightingTests {
         var sightings = (0..<10).map { makeSighting($0, at: referenceDate) }
         // The last byte of the payload is the timestamp's top byte; choose a timestamp that makes it 0xFF.
         sightings.append(makeSighting(99, at: Date(timeIntervalSinceReferenceDate: -Double.greatestFiniteMagnitude)))
-        expectCode(.internal) { try store.addSightings(sightings) }
-        #expect(try store.sightingCount() == 0)
+        expectCode(.internal) { try store.write(.addSightings(sightings)) }
+        #expect(try store.read(.recordCounts).sightings == 0)
     }
 }

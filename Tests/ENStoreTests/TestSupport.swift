@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENStore
+import ENTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -26,20 +27,6 @@ func aesCipher(_ seed: [UInt8]) -> AESGCM.Key {
     try! AESGCM.Key(data: SHA256.hash(Data(seed)))
 }
 
-/// A fresh directory under the temporary directory, removed by `cleanUp()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("ENStoreTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func cleanUp() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// A fixed reference moment for tests: 2026-05-09 06:13:20 UTC (interval 2_963_845).
 let referenceDate = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
@@ -62,19 +49,10 @@ func makeKey(_ n: Int, start: ENIntervalNumber, report: ENDiagnosisReportType = 
         daysSinceOnsetOfSymptoms: n % 3 == 0 ? ENDaysSinceOnsetOfSymptomsUnknown : n % 14 - 7)
 }
 
-func fixtureURL(_ name: String) throws -> URL {
-    let parts = name.split(separator: ".")
-    guard
-        let url = Bundle.module.url(
-            forResource: String(parts[0]), withExtension: String(parts[1]), subdirectory: "Fixtures")
-    else { throw ENError(.badParameter, "missing fixture \(name)") }
-    return url
-}
-
 /// Copies a fixture to `directory` and returns the copy's path.
 func copyFixture(_ name: String, to directory: TemporaryDirectory) throws -> String {
     let path = directory.path(name)
-    try FileManager.default.copyItem(at: try fixtureURL(name), to: URL(fileURLWithPath: path))
+    try FileManager.default.copyItem(at: try Fixtures.url("store/\(name)"), to: URL(fileURLWithPath: path))
     return path
 }
 

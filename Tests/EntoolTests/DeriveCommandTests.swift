@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -31,7 +32,8 @@ struct DeriveCommandTests {
     let vectors: Vectors
 
     init() throws {
-        vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: fixtureURL("test-vectors-v1.2.json")))
+        vectors = try JSONDecoder().decode(
+            Vectors.self, from: Data(contentsOf: Fixtures.url("crypto/test-vectors-v1.2.json")))
     }
 
     @Test("--json reproduces the whole official vector: keys, 144 RPIs and AEMs")

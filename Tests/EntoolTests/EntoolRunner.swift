@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -33,9 +34,10 @@ func runEntool(_ arguments: [String], stdin: Data? = nil, currentDirectory: URL?
     process.executableURL = try entoolURL()
     process.arguments = arguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-    let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("entool-stderr-\(UUID().uuidString)")
+    let errorDirectory = try TemporaryDirectory(prefix: "entool-stderr")
+    defer { errorDirectory.cleanUp() }
+    let errorFile = errorDirectory.url.appendingPathComponent("stderr")
     _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: errorFile) }
     let errorHandle = try FileHandle(forWritingTo: errorFile)
     let outPipe = Pipe()
     process.standardOutput = outPipe
@@ -55,18 +57,4 @@ func runEntool(_ arguments: [String], stdin: Data? = nil, currentDirectory: URL?
     try errorHandle.close()
     let errorText = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
     return EntoolResult(status: process.terminationStatus, stdout: output, stderr: errorText)
-}
-
-/// A fresh temporary directory for one test; remove it with `try? FileManager.default.removeItem(at:)`.
-func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("entool-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-/// The URL of a fixture in `Tests/EntoolTests/Fixtures`.
-func fixtureURL(_ name: String) throws -> URL {
-    let url = Bundle.module.resourceURL!.appendingPathComponent("Fixtures").appendingPathComponent(name)
-    try #require(FileManager.default.fileExists(atPath: url.path), "missing fixture \(name)")
-    return url
 }

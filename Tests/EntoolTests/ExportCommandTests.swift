@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -8,14 +9,14 @@ struct ExportCommandTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let inspected = try runEntool([
-            "inspect", try fixtureURL("export/testExport-2-records-1-of-1.zip").path, "--json",
+            "inspect", try Fixtures.url("export/ens-example/testExport-2-records-1-of-1.zip").path, "--json",
         ])
         let original = try #require(try inspected.json() as? [String: Any])
         let keysFile = dir.appendingPathComponent("keys.json")
         try JSONSerialization.data(withJSONObject: original["keys"]!).write(to: keysFile)
         let output = dir.appendingPathComponent("out.zip")
         let exported = try runEntool([
-            "export", "--keys", keysFile.path, "--signing-key", try fixtureURL("export/private.pem").path,
+            "export", "--keys", keysFile.path, "--signing-key", try Fixtures.url("export/ens-example/private.pem").path,
             "--key-id", "some_id", "--key-version", "1", "--region", "US", "--output", output.path,
             "--start-timestamp", "1590159600", "--end-timestamp", "1590246000", "--json",
         ])
@@ -24,7 +25,7 @@ struct ExportCommandTests {
         #expect(files.count == 1)
         #expect(files.first?["path"] as? String == output.path)
         let verified = try runEntool([
-            "verify", output.path, "--public-key", try fixtureURL("export/public.pem").path,
+            "verify", output.path, "--public-key", try Fixtures.url("export/ens-example/public.pem").path,
             "--key-id", "some_id", "--key-version", "1",
         ])
         #expect(verified.status == 0, "\(verified.stderr)")
@@ -40,18 +41,25 @@ struct ExportCommandTests {
         }
         #expect(keySet(reread) == keySet(original))
         #expect(keySet(reread).count == 2)
-        // The export.bin inside verifies with openssl too.
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/unzip")
-        {
-            let unzip = Process()
-            unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-            unzip.arguments = ["-q", output.path, "-d", dir.appendingPathComponent("unzipped").path]
-            try unzip.run()
-            unzip.waitUntilExit()
-            #expect(unzip.terminationStatus == 0)
-            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("unzipped/export.sig").path))
-        }
+    }
+
+    @Test("the written zip unzips with Info-ZIP's unzip", .enabled(if: ExternalTool.unzip.isAvailable))
+    func unzips() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let keysFile = dir.url.appendingPathComponent("keys.json")
+        try Data(#"[{"keyData": "75c734c6dd1a782de7a965da5eb93125", "rollingStartIntervalNumber": 2642976}]"#.utf8)
+            .write(to: keysFile)
+        let output = dir.url.appendingPathComponent("out.zip")
+        let exported = try runEntool([
+            "export", "--keys", keysFile.path, "--signing-key",
+            try Fixtures.url("export/ens-example/private.pem").path, "--key-id", "some_id", "--key-version", "1",
+            "--region", "US", "--output", output.path,
+        ])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let unzip = try ExternalTool.unzip.run(["-q", output.path, "-d", dir.path("unzipped")])
+        #expect(unzip.status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir.path("unzipped/export.sig")))
     }
 
     @Test("splits at --max-keys-per-file into numbered files with distinct end timestamps")
@@ -70,7 +78,7 @@ struct ExportCommandTests {
         let keysFile = dir.appendingPathComponent("keys.json")
         try JSONSerialization.data(withJSONObject: keys).write(to: keysFile)
         let result = try runEntool([
-            "export", "--keys", keysFile.path, "--signing-key", try fixtureURL("export/private.pem").path,
+            "export", "--keys", keysFile.path, "--signing-key", try Fixtures.url("export/ens-example/private.pem").path,
             "--key-id", "some_id", "--key-version", "1", "--region", "DE",
             "--output", dir.appendingPathComponent("batch.zip").path, "--max-keys-per-file", "10",
             "--end-timestamp", "1000000", "--json",
@@ -86,7 +94,8 @@ struct ExportCommandTests {
         for file in files {
             let path = try #require(file["path"] as? String)
             #expect(
-                try runEntool(["verify", path, "--public-key", try fixtureURL("export/public.pem").path]).status == 0)
+                try runEntool(["verify", path, "--public-key", try Fixtures.url("export/ens-example/public.pem").path])
+                    .status == 0)
             seen += try #require(
                 (try runEntool(["inspect", path, "--json"]).json() as? [String: Any])?["keys"] as? [[String: Any]])
         }
@@ -106,7 +115,8 @@ struct ExportCommandTests {
             let keysFile = dir.appendingPathComponent("keys.json")
             try Data(keysJSON.utf8).write(to: keysFile)
             return try runEntool([
-                "export", "--keys", keysFile.path, "--signing-key", try key ?? fixtureURL("export/private.pem").path,
+                "export", "--keys", keysFile.path, "--signing-key",
+                try key ?? Fixtures.url("export/ens-example/private.pem").path,
                 "--key-id", "1", "--key-version", "v1", "--region", "US", "--output", output.path,
             ])
         }
@@ -176,12 +186,12 @@ struct ExportCommandTests {
         }
         let missing = try runEntool([
             "export", "--keys", dir.appendingPathComponent("none.json").path, "--signing-key",
-            try fixtureURL("export/private.pem").path, "--key-id", "1", "--key-version", "v1", "--region", "US",
+            try Fixtures.url("export/ens-example/private.pem").path, "--key-id", "1", "--key-version", "v1", "--region", "US",
             "--output", output.path,
         ])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("none.json"))
-        let badKey = try run(#"[]"#, key: try fixtureURL("export/public.pem").path)
+        let badKey = try run(#"[]"#, key: try Fixtures.url("export/ens-example/public.pem").path)
         #expect(badKey.status == 2)
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
@@ -227,7 +237,7 @@ struct ExportCommandTests {
         let expected = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let output = dir.appendingPathComponent("out.zip")
         let result = try runEntool([
-            "export", "--keys", keysFile.path, "--signing-key", try fixtureURL("export/private.pem").path,
+            "export", "--keys", keysFile.path, "--signing-key", try Fixtures.url("export/ens-example/private.pem").path,
             "--key-id", "1", "--key-version", "v1", "--region", "US", "--output", output.path,
         ])
         #expect(result.status == 0, "\(result.stderr)")

@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -5,7 +6,9 @@ import Testing
 struct InspectCommandTests {
     @Test("prints the ENS example exactly as DESIGN specifies")
     func ensExample() throws {
-        let result = try runEntool(["inspect", try fixtureURL("export/testExport-2-records-1-of-1.zip").path, "--json"])
+        let result = try runEntool([
+            "inspect", try Fixtures.url("export/ens-example/testExport-2-records-1-of-1.zip").path, "--json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try result.json() as? [String: Any])
         #expect(object["startTimestamp"] as? Int == 1_590_159_600)
@@ -35,7 +38,9 @@ struct InspectCommandTests {
 
     @Test("an absent rolling period prints 144")
     func effectiveRollingPeriod() throws {
-        let result = try runEntool(["inspect", try fixtureURL("export/sample_diagnosis_key_file.zip").path, "--json"])
+        let result = try runEntool([
+            "inspect", try Fixtures.url("export/en-internals/sample_diagnosis_key_file.zip").path, "--json",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try result.json() as? [String: Any])
         let keys = try #require(object["keys"] as? [[String: Any]])
@@ -45,7 +50,7 @@ struct InspectCommandTests {
 
     @Test("reads a bare export.bin, and prints text without --json")
     func bareAndText() throws {
-        let path = try fixtureURL("export/export.bin").path
+        let path = try Fixtures.url("export/generated/bare-export.bin").path
         let json = try runEntool(["inspect", path, "--json"])
         #expect(json.status == 0)
         let object = try #require(try json.json() as? [String: Any])
@@ -54,12 +59,12 @@ struct InspectCommandTests {
         let text = try runEntool(["inspect", path])
         #expect(text.status == 0)
         #expect(text.output.contains("keys:        3"))
-        #expect(text.output.contains("key 65337042e8ecf1e4f24d66c4e15319a7 start 2663280 period 144 risk 8"))
+        #expect(text.output.contains("key 4083ed8796b0f730f6268e97f2a1dc6a start 2663280 period 144 risk 8"))
     }
 
     @Test("malformed and missing files exit 2 with a reason")
     func badInput() throws {
-        let bomb = try runEntool(["inspect", try fixtureURL("export/bomb-inflated.zip").path])
+        let bomb = try runEntool(["inspect", try Fixtures.url("export/generated/bomb-inflated.zip").path])
         #expect(bomb.status == 2)
         #expect(bomb.stderr.contains("declared"))
         let dir = try makeTemporaryDirectory()

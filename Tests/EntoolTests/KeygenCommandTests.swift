@@ -1,9 +1,10 @@
+import ENTestSupport
 import Foundation
 import Testing
 
 @Suite("entool keygen")
 struct KeygenCommandTests {
-    @Test("writes a P-256 key pair that openssl reads, with a private file of mode 0600")
+    @Test("writes a P-256 key pair, with a private file of mode 0600")
     func keyPair() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -18,19 +19,21 @@ struct KeygenCommandTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: priv)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
-        // Outside check: openssl derives the same public key from the private one and finds it on P-256.
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = ["pkey", "-in", priv, "-pubout"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let derived = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            #expect(String(decoding: derived, as: UTF8.self) == (try String(contentsOfFile: pub, encoding: .utf8)))
-        }
+    }
+
+    @Test(
+        "openssl derives the same public key from the private key keygen writes",
+        .enabled(if: ExternalTool.openssl.isAvailable))
+    func opensslReadsKeyPair() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let priv = dir.path("private.pem")
+        let pub = dir.path("public.pem")
+        let result = try runEntool(["keygen", "--private-key", priv, "--public-key", pub])
+        #expect(result.status == 0, "\(result.stderr)")
+        let derived = try ExternalTool.openssl.run(["pkey", "-in", priv, "-pubout"])
+        #expect(derived.status == 0)
+        #expect(derived.output == (try String(contentsOfFile: pub, encoding: .utf8)))
     }
 
     @Test("refuses to overwrite existing files without --force, and the files stay unchanged")

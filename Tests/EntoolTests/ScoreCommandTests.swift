@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -19,8 +20,8 @@ struct ScoreCommandTests {
     @Test("v2: Apple's worked example scores 45 minutes; absent per-type items are null")
     func v2AppleExample() throws {
         let result = try score(
-            "v2", config: fixtureURL("score-config-apple-example.json"),
-            input: fixtureURL("score-v2-apple-example.json"))
+            "v2", config: Fixtures.url("risk/score-config-apple-example.json"),
+            input: Fixtures.url("risk/score-v2-apple-example.json"))
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try result.json() as? [String: Any])
         let days = try #require(object["daySummaries"] as? [[String: Any]])
@@ -41,7 +42,7 @@ struct ScoreCommandTests {
     func v2Threshold() throws {
         let config = try temporaryFile(
             #"{"daysSinceLastExposureThreshold": 2, "infectiousnessForDaysSinceOnsetOfSymptoms": {"0": 2}}"#)
-        let input = try fixtureURL("score-v2-apple-example.json")
+        let input = try Fixtures.url("risk/score-v2-apple-example.json")
         let recent = try score("v2", config: config, input: input, now: "2020-07-03T23:59:59Z")
         #expect((try recent.json() as? [String: Any])?["daySummaries"] as? [Any] != nil)
         #expect(((try recent.json() as? [String: Any])?["daySummaries"] as? [Any])?.count == 1)
@@ -52,7 +53,8 @@ struct ScoreCommandTests {
     @Test("v1: the sample server's configuration scores pre-built exposures")
     func v1() throws {
         let result = try score(
-            "v1", config: fixtureURL("score-config-current.json"), input: fixtureURL("score-v1-exposures.json"))
+            "v1", config: Fixtures.url("risk/exposure-configuration-current.json"),
+            input: Fixtures.url("risk/score-v1-exposures.json"))
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try result.json() as? [String: Any])
         let summary = try #require(object["summary"] as? [String: Any])
@@ -78,8 +80,8 @@ struct ScoreCommandTests {
 
     @Test("Bad input exits 2 with a reason naming what was wrong")
     func badInput() throws {
-        let config = try fixtureURL("score-config-current.json")
-        let v2 = try fixtureURL("score-v2-apple-example.json")
+        let config = try Fixtures.url("risk/exposure-configuration-current.json")
+        let v2 = try Fixtures.url("risk/score-v2-apple-example.json")
         let cases: [(String, URL, URL, String, String)] = [
             ("v2", config, v2, "yesterday", "--now"),
             (

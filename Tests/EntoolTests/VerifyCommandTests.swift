@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -5,8 +6,8 @@ import Testing
 struct VerifyCommandTests {
     @Test("exits 0 when the signature verifies with the published key")
     func verifies() throws {
-        let file = try fixtureURL("export/sample_diagnosis_key_file.zip").path
-        let key = try fixtureURL("export/pubkey_310-v1.pem").path
+        let file = try Fixtures.url("export/en-internals/sample_diagnosis_key_file.zip").path
+        let key = try Fixtures.url("export/en-internals/pubkey_310-v1.pem").path
         let plain = try runEntool(["verify", file, "--public-key", key])
         #expect(plain.status == 0, "\(plain.stderr)")
         let scoped = try runEntool([
@@ -22,20 +23,21 @@ struct VerifyCommandTests {
 
     @Test("exits 1 for the wrong key, the wrong key id, or no export.sig, saying why")
     func doesNotVerify() throws {
-        let file = try fixtureURL("export/sample_diagnosis_key_file.zip").path
+        let file = try Fixtures.url("export/en-internals/sample_diagnosis_key_file.zip").path
         let wrongKey = try runEntool([
-            "verify", file, "--public-key", try fixtureURL("export/public.pem").path, "--json",
+            "verify", file, "--public-key", try Fixtures.url("export/ens-example/public.pem").path, "--json",
         ])
         #expect(wrongKey.status == 1)
         #expect((try wrongKey.json() as? [String: Any])?["result"] as? String == "signatureMismatch")
         let wrongID = try runEntool([
-            "verify", file, "--public-key", try fixtureURL("export/pubkey_310-v1.pem").path, "--key-id", "999",
+            "verify", file, "--public-key", try Fixtures.url("export/en-internals/pubkey_310-v1.pem").path, "--key-id",
+            "999",
         ])
         #expect(wrongID.status == 1)
         #expect(wrongID.stderr.contains("no allowed key"))
         let bare = try runEntool([
-            "verify", try fixtureURL("export/export.bin").path, "--public-key",
-            try fixtureURL("export/public.pem").path,
+            "verify", try Fixtures.url("export/generated/bare-export.bin").path, "--public-key",
+            try Fixtures.url("export/ens-example/public.pem").path,
         ])
         #expect(bare.status == 1)
         #expect(bare.stderr.contains("no export.sig"))
@@ -46,17 +48,20 @@ struct VerifyCommandTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let bomb = try runEntool([
-            "verify", try fixtureURL("export/bomb-inflated.zip").path, "--public-key",
-            try fixtureURL("export/public.pem").path,
+            "verify", try Fixtures.url("export/generated/bomb-inflated.zip").path, "--public-key",
+            try Fixtures.url("export/ens-example/public.pem").path,
         ])
         #expect(bomb.status == 2)
         let notPEM = dir.appendingPathComponent("key.pem")
         try Data("not a key".utf8).write(to: notPEM)
         let badKey = try runEntool([
-            "verify", try fixtureURL("export/testExport-2-records-1-of-1.zip").path, "--public-key", notPEM.path,
+            "verify", try Fixtures.url("export/ens-example/testExport-2-records-1-of-1.zip").path, "--public-key",
+            notPEM.path,
         ])
         #expect(badKey.status == 2)
-        let noKey = try runEntool(["verify", try fixtureURL("export/testExport-2-records-1-of-1.zip").path])
+        let noKey = try runEntool([
+            "verify", try Fixtures.url("export/ens-example/testExport-2-records-1-of-1.zip").path,
+        ])
         #expect(noKey.status == 2)
     }
 }

@@ -32,9 +32,6 @@ int cen_level_supported(int level);
 /// The fastest level this CPU supports.
 int cen_best_level(void);
 
-/// A short lower-case name for a level, for example "shani-vaes".
-const char *cen_level_name(int level);
-
 /// One diagnosis key as the kernel reads it.
 typedef struct {
     uint8_t key_data[16];
@@ -62,8 +59,6 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
 void cen_index_destroy(cen_index *index);
 /// The number of distinct identifiers in the index.
 size_t cen_index_distinct_count(const cen_index *index);
-/// The size of the bitmap filter in bits.
-size_t cen_index_filter_bits(const cen_index *index);
 /// Bytes allocated by the index.
 size_t cen_index_memory_bytes(const cen_index *index);
 /// Whether any observation lies in [first, end) (interval numbers, end exclusive, 64-bit to avoid overflow).
@@ -80,7 +75,6 @@ typedef struct cen_worker cen_worker;
 /// fails, or when the level is not supported.
 cen_worker *cen_worker_create(int level);
 void cen_worker_destroy(cen_worker *worker);
-int cen_worker_level(const cen_worker *worker);
 /// The matching loop is compiled twice, for any CPU and for AVX2/BMI2, and the worker picks the second when the
 /// CPU has it. Passing 1 forces the first (for tests); 0 restores the automatic choice.
 void cen_worker_use_generic_loop(cen_worker *worker, int generic);

@@ -16,25 +16,32 @@ import Foundation
 /// 5. expand, outer pad: `compress(IV, PRK ^ opad)`
 /// 6. expand, outer: `compress(5, 4 || padding)`; OKM = the first 16 bytes
 ///
-/// Deriving RPIK and AEMK together shares steps 1, 2, 3 and 5 (eight compressions for both keys).
-/// The output is checked against the official test vectors and against OpenSSL's generic HKDF in tests.
+/// Every intermediate value is overwritten with zeros before returning. The output is checked against the official
+/// test vectors and against OpenSSL's generic HKDF in tests.
 enum KeyScheduleHKDF {
-    /// Which keys to derive.
-    struct Outputs: OptionSet {
-        let rawValue: UInt8
-        static let rpik = Outputs(rawValue: 1)
-        static let aemk = Outputs(rawValue: 2)
-    }
+    /// The key to derive, named by its HKDF info string.
+    enum Output {
+        /// The rolling proximity identifier key, info `"EN-RPIK"`.
+        case rpik
+        /// The associated encrypted metadata key, info `"EN-AEMK"`.
+        case aemk
 
-    /// `"EN-RPIK" || 0x01` as the little-endian load of those 8 bytes.
-    private static let rpikInfo: UInt64 = infoWord("EN-RPIK")
-    /// `"EN-AEMK" || 0x01`.
-    private static let aemkInfo: UInt64 = infoWord("EN-AEMK")
+        /// `info || 0x01` (the expand block's counter) as the little-endian load of those 8 bytes.
+        var infoWord: UInt64 {
+            switch self {
+            case .rpik: Self.rpikInfo
+            case .aemk: Self.aemkInfo
+            }
+        }
 
-    private static func infoWord(_ text: String) -> UInt64 {
-        var word: UInt64 = 0
-        for (i, byte) in (Array(text.utf8) + [0x01]).enumerated() { word |= UInt64(byte) << (8 * UInt64(i)) }
-        return word
+        private static let rpikInfo = word("EN-RPIK")
+        private static let aemkInfo = word("EN-AEMK")
+
+        private static func word(_ text: String) -> UInt64 {
+            var word: UInt64 = 0
+            for (i, byte) in (Array(text.utf8) + [0x01]).enumerated() { word |= UInt64(byte) << (8 * UInt64(i)) }
+            return word
+        }
     }
 
     /// The states after compressing the zero-salt pad blocks `0x36 * 64` and `0x5c * 64`.
@@ -84,7 +91,7 @@ enum KeyScheduleHKDF {
     @inline(__always)
     private static func expand(
         info: UInt64, inner: SHA256_CTX, outer: SHA256_CTX, block: UnsafeMutableRawPointer,
-        to destination: UnsafeMutableRawPointer, scrub: Bool
+        to destination: UnsafeMutableRawPointer
     ) {
         let block8 = block.assumingMemoryBound(to: UInt8.self)
         var innerCtx = inner
@@ -97,20 +104,13 @@ enum KeyScheduleHKDF {
         SHA256_Transform(&outerCtx, block8)
         storeDigest(&outerCtx, to: block)
         destination.copyMemory(from: block, byteCount: 16)
-        guard scrub else { return }
         OPENSSL_cleanse(&innerCtx, MemoryLayout<SHA256_CTX>.size)
         OPENSSL_cleanse(&outerCtx, MemoryLayout<SHA256_CTX>.size)
     }
 
-    /// Derives the requested 16-byte keys from the 16-byte TEK at `tek`: the RPIK to `rpik`, the AEMK to `aemk`.
-    ///
-    /// With `scrub`, every intermediate value is overwritten with zeros before returning (for a device's own
-    /// keys). The batch path passes `false`: it derives from published diagnosis keys, which are not secret,
-    /// and scrubbing would cost about a fifth of the derivation.
-    static func derive(
-        tek: UnsafeRawPointer, outputs: Outputs, rpik: UnsafeMutableRawPointer?, aemk: UnsafeMutableRawPointer?,
-        scrub: Bool = true
-    ) {
+    /// Derives the 16-byte key `output` from the 16-byte TEK at `tek` into `destination`, then overwrites every
+    /// intermediate value with zeros.
+    private static func derive(_ output: Output, tek: UnsafeRawPointer, into destination: UnsafeMutableRawPointer) {
         withUnsafeTemporaryAllocation(byteCount: 128, alignment: 16) { scratch in
             let block = scratch.baseAddress!
             let digest = block + 64
@@ -143,14 +143,8 @@ enum KeyScheduleHKDF {
             (block + 32).initializeMemory(as: UInt8.self, repeating: 0x5c, count: 32)
             SHA256_Transform(&expandOuter, block8)
 
-            // Expand: T1 = HMAC(PRK, info || 0x01), one per requested key.
-            if outputs.contains(.rpik), let rpik {
-                expand(info: rpikInfo, inner: expandInner, outer: expandOuter, block: block, to: rpik, scrub: scrub)
-            }
-            if outputs.contains(.aemk), let aemk {
-                expand(info: aemkInfo, inner: expandInner, outer: expandOuter, block: block, to: aemk, scrub: scrub)
-            }
-            guard scrub else { return }
+            // Expand: T1 = HMAC(PRK, info || 0x01).
+            expand(info: output.infoWord, inner: expandInner, outer: expandOuter, block: block, to: destination)
             OPENSSL_cleanse(scratch.baseAddress, scratch.count)
             OPENSSL_cleanse(&ctx, MemoryLayout<SHA256_CTX>.size)
             OPENSSL_cleanse(&expandInner, MemoryLayout<SHA256_CTX>.size)
@@ -158,19 +152,15 @@ enum KeyScheduleHKDF {
         }
     }
 
-    /// Derives one 16-byte key (`.rpik` or `.aemk`) from 16 bytes of TEK data into zeroing storage.
+    /// Derives one 16-byte key from 16 bytes of TEK data into zeroing storage.
     ///
     /// - Throws: `ENError.Code.badParameter` when `keyData` is not 16 bytes.
-    static func derivedKey(_ output: Outputs, from keyData: Data) throws(ENError) -> SecureBytes {
+    static func derivedKey(_ output: Output, from keyData: Data) throws(ENError) -> SecureBytes {
         guard keyData.count == ENTemporaryExposureKey.keyLength else {
             throw .badParameter("temporary exposure key data must be 16 bytes, got \(keyData.count)")
         }
         return keyData.withUnsafeBytes { tek in
-            SecureBytes(count: 16) { out in
-                derive(
-                    tek: tek.baseAddress!, outputs: output, rpik: output == .rpik ? out.baseAddress! : nil,
-                    aemk: output == .aemk ? out.baseAddress! : nil)
-            }
+            SecureBytes(count: 16) { out in derive(output, tek: tek.baseAddress!, into: out.baseAddress!) }
         }
     }
 }

@@ -13,8 +13,24 @@ final class PKeyBox: @unchecked Sendable {
 
     deinit { EVP_PKEY_free(pkey) }
 
+    /// Takes ownership of a key that an OpenSSL parser returned and checks that it is on P-256.
+    ///
+    /// - Throws: `ENError.Code.badFormat` with `failure` when the parser returned nil (its error queue is
+    ///   cleared), `ENError.Code.badParameter` naming `what` when the key is not an EC key on P-256.
+    static func parsedP256(_ parsed: OpaquePointer?, what: String, failure: @autoclosure () -> String)
+        throws(ENError) -> PKeyBox
+    {
+        guard let parsed else {
+            ENError.clearOpenSSLErrors()
+            throw .badFormat(failure())
+        }
+        let box = PKeyBox(parsed)
+        try box.requireP256(what)
+        return box
+    }
+
     /// Throws `ENError.Code.badParameter` unless the key is an EC key on P-256.
-    func requireP256(_ what: String) throws(ENError) {
+    private func requireP256(_ what: String) throws(ENError) {
         guard EVP_PKEY_is_a(pkey, "EC") == 1 else {
             throw .badParameter("\(what) is not an elliptic-curve key (ECDSA P-256 is required)")
         }

@@ -1,0 +1,177 @@
+package import ENCore
+internal import Foundation
+package import GRDB
+
+/// The SQLite database behind one store: a file in write-ahead-log mode, or an in-memory database.
+///
+/// It has no operations of its own: a store's `read(_:)`
+/// and `write(_:)` run requests against it. A file store is a
+/// GRDB `DatabasePool` (readers never block the writer and see only committed transactions); an in-memory
+/// store is a `DatabaseQueue`.
+public final class ENStoreDatabase: Sendable {
+    /// The file the database lives in, or `nil` in memory.
+    public let path: String?
+
+    let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the file at `path` as a store of `schema` and migrates it.
+    ///
+    /// An existing file is checked read-only first: it must be empty, or a store of this kind whose migrations
+    /// this build knows, and pass `validate` (run on the unmigrated file); otherwise it is left exactly as it was.
+    /// `prepare` runs after the migrations, in their transaction's wake, for every file.
+    package init(
+        path: String, schema: StoreSchema, validate: (Database) throws -> Void = { _ in },
+        prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
+    ) throws(ENError) {
+        try Self.validateExistingFile(at: path, schema: schema, validate: validate)
+        var configuration = Self.configuration(label: schema.kind)
+        configuration.busyMode = .timeout(10)
+        do {
+            writer = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw ENError.store(error, path: path)
+        }
+        self.path = path
+        try migrate(schema, prepare: prepare)
+    }
+
+    /// Opens an empty in-memory database with `schema`.
+    package init(inMemory schema: StoreSchema, prepare: @escaping @Sendable (Database) throws -> Void = { _ in })
+        throws(ENError)
+    {
+        do {
+            writer = try DatabaseQueue(configuration: Self.configuration(label: schema.kind))
+        } catch {
+            throw ENError.store(error, path: ":memory:")
+        }
+        path = nil
+        try migrate(schema, prepare: prepare)
+    }
+
+    /// A description of where the database lives, for error messages.
+    package var displayPath: String { path ?? ":memory:" }
+
+    private static func configuration(label: String) -> Configuration {
+        var configuration = Configuration()
+        configuration.label = label
+        configuration.prepareDatabase { db in
+            // Deleted content is overwritten, so that erased keys and sightings do not linger in free pages.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        return configuration
+    }
+
+    /// Checks an existing file without writing to it.
+    private static func validateExistingFile(
+        at path: String, schema: StoreSchema, validate: (Database) throws -> Void
+    ) throws(ENError) {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let tables = try String.fetchSet(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                // No table, or only the migrations table (a first open interrupted before the first migration
+                // committed): a new store.
+                if tables.subtracting(["grdb_migrations"]).isEmpty { return }
+                guard tables.contains("grdb_migrations"), tables.contains(schema.signatureTable) else {
+                    throw ENError(
+                        .badFormat,
+                        "\(path) is an SQLite database but not an \(schema.kind) (it has no \(schema.kind) schema)")
+                }
+                try schema.checkNotSuperseded(db, path: path)
+                try validate(db)
+            }
+        } catch {
+            throw ENError.store(error, path: path)
+        }
+    }
+
+    private func migrate(_ schema: StoreSchema, prepare: @escaping @Sendable (Database) throws -> Void) throws(ENError)
+    {
+        let path = displayPath
+        do {
+            try writer.read { db in
+                if try db.tableExists("grdb_migrations") { try schema.checkNotSuperseded(db, path: path) }
+            }
+            try schema.migrator.migrate(writer)
+            try writer.write(prepare)
+        } catch {
+            throw ENError.store(error, path: path)
+        }
+    }
+
+    // MARK: Running requests (every store operation goes through these)
+
+    func read<T>(_ body: (Database) throws -> T) throws(ENError) -> T {
+        do { return try writer.read(body) } catch { throw ENError.store(error, path: displayPath) }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ENError) -> T {
+        do { return try await writer.read(body) } catch { throw ENError.store(error, path: displayPath) }
+    }
+
+    func write<T>(_ mode: ENStoreWriteMode, _ body: (Database) throws -> T) throws(ENError) -> T {
+        do {
+            return try writer.writeWithoutTransaction { db in try Self.run(db, mode, truncating: path != nil, body) }
+        } catch {
+            throw ENError.store(error, path: displayPath)
+        }
+    }
+
+    func write<T: Sendable>(_ mode: ENStoreWriteMode, _ body: @escaping @Sendable (Database) throws -> T)
+        async throws(ENError) -> T
+    {
+        do {
+            let isFile = path != nil
+            return try await writer.writeWithoutTransaction { db in try Self.run(db, mode, truncating: isFile, body) }
+        } catch {
+            throw ENError.store(error, path: displayPath)
+        }
+    }
+
+    /// Runs `body` in one transaction (unless `mode` says otherwise), then truncates the write-ahead log when
+    /// `mode` asks for it, in the same access, so no other write comes between.
+    private static func run<T>(
+        _ db: Database, _ mode: ENStoreWriteMode, truncating isFile: Bool, _ body: (Database) throws -> T
+    ) throws -> T {
+        var result: T?
+        if mode.transactional {
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+        } else {
+            result = try body(db)
+        }
+        if mode.truncatesLog, isFile {
+            try db.checkpoint(.truncate)
+        }
+        return result!
+    }
+
+    // MARK: Integrity and closing
+
+    func checkIntegrity() throws(ENError) {
+        let messages = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        guard messages == ["ok"] else {
+            throw ENError(
+                .badFormat, "store \(displayPath) is damaged: \(messages.prefix(5).joined(separator: "; "))")
+        }
+    }
+
+    func close() throws(ENError) {
+        do { try writer.close() } catch { throw ENError.store(error, path: displayPath) }
+    }
+}
+
+/// How an update runs: in one transaction (always, except in the tests that prove readers would otherwise see
+/// half of it), and whether it truncates the write-ahead log afterwards (erasing).
+struct ENStoreWriteMode: Sendable {
+    var transactional = true
+    var truncatesLog = false
+}

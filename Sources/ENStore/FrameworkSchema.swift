@@ -1,0 +1,161 @@
+internal import GRDB
+
+/// ``ENStore``'s versioned schema: one GRDB migration per released schema version.
+///
+/// Never edit a shipped migration; add a new one. `Tests/ENStoreTests/Fixtures/store-v1.sqlite` and
+/// `store-v2.sqlite` are files written by schemas v1 and v2 (see `make-fixtures.py` beside them, which copies
+/// the DDL from this file) and prove that such files still open.
+enum FrameworkSchema {
+    static let schema = StoreSchema(
+        kind: "ENStore", signatureTable: "store_metadata",
+        migrations: [("v1", migrateV1), ("v2", migrateV2), ("v3", migrateV3)])
+
+    /// Schema v1: the device's data, detection state and results, and the sample app's data.
+    static func migrateV1(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE store_metadata (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    created_at REAL NOT NULL,
+                    encrypted INTEGER NOT NULL,
+                    canary BLOB
+                );
+                CREATE TABLE own_keys (
+                    rolling_start INTEGER PRIMARY KEY,
+                    rolling_period INTEGER NOT NULL,
+                    key BLOB NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE sightings (
+                    id INTEGER PRIMARY KEY,
+                    interval INTEGER NOT NULL,
+                    payload BLOB NOT NULL
+                );
+                CREATE INDEX sightings_by_interval ON sightings(interval);
+                CREATE TABLE state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    is_onboarded INTEGER NOT NULL DEFAULT 0,
+                    next_key_file_index INTEGER NOT NULL DEFAULT 0,
+                    last_detection_date REAL,
+                    last_detection_error TEXT
+                );
+                INSERT INTO state (id) VALUES (1);
+                CREATE TABLE detections (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    computed_at REAL NOT NULL,
+                    kind TEXT NOT NULL,
+                    result BLOB NOT NULL
+                );
+                CREATE INDEX detections_by_date ON detections(computed_at);
+                CREATE TABLE processed_key_files (
+                    hash BLOB PRIMARY KEY,
+                    processed_at REAL NOT NULL,
+                    detection_id INTEGER
+                ) WITHOUT ROWID;
+                CREATE TABLE cached_keys (
+                    key_data BLOB NOT NULL,
+                    rolling_start INTEGER NOT NULL,
+                    rolling_period INTEGER NOT NULL,
+                    transmission_risk_level INTEGER NOT NULL,
+                    report_type INTEGER NOT NULL,
+                    days_since_onset INTEGER,
+                    variant INTEGER NOT NULL,
+                    cached_at REAL NOT NULL,
+                    PRIMARY KEY (key_data, rolling_start)
+                ) WITHOUT ROWID;
+                CREATE TABLE test_results (
+                    id TEXT PRIMARY KEY,
+                    date_administered REAL NOT NULL,
+                    is_added INTEGER NOT NULL,
+                    is_shared INTEGER NOT NULL
+                );
+                CREATE TABLE exposures (
+                    id INTEGER PRIMARY KEY,
+                    date REAL NOT NULL,
+                    duration REAL,
+                    total_risk_score INTEGER,
+                    transmission_risk_level INTEGER
+                );
+                """)
+    }
+
+    /// Schema v2: the rate-limit ledger (seeded from the detections v1 recorded) and the key-server tables.
+    static func migrateV2(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE detection_ledger (
+                    id INTEGER PRIMARY KEY,
+                    date REAL NOT NULL
+                );
+                CREATE INDEX detection_ledger_by_date ON detection_ledger(date);
+                INSERT INTO detection_ledger (date) SELECT computed_at FROM detections ORDER BY id;
+                CREATE TABLE server_batches (
+                    batch_index INTEGER PRIMARY KEY,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE server_keys (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    key_data BLOB NOT NULL,
+                    rolling_start INTEGER NOT NULL,
+                    rolling_period INTEGER NOT NULL,
+                    transmission_risk_level INTEGER NOT NULL,
+                    report_type INTEGER NOT NULL,
+                    days_since_onset INTEGER,
+                    variant INTEGER NOT NULL,
+                    received_at REAL NOT NULL,
+                    batch_index INTEGER REFERENCES server_batches(batch_index),
+                    UNIQUE (key_data, rolling_start)
+                );
+                CREATE INDEX server_keys_by_batch ON server_keys(batch_index, id);
+                """)
+    }
+
+    /// The tables of schemas v1 and v2 that hold the app's data, and those that hold a key server's; v3 moves
+    /// them out of the framework schema.
+    static let appTables = ["state", "test_results", "exposures"]
+    static let keyServerTables = ["server_keys", "server_batches"]
+
+    /// The prefix v3 gives those tables when they hold rows.
+    static let legacyPrefix = "legacy_"
+
+    /// Schema v3: the framework's schema only.
+    ///
+    /// - The app's tables (`state`, `test_results`, `exposures`) and the key server's (`server_keys`,
+    ///   `server_batches`) leave the schema, each group as a whole: dropped when it holds nothing (a default
+    ///   `state` row is nothing), otherwise renamed `legacy_...` with every row untouched: the app's for
+    ///   ``ENAppStore`` to import (see `ENStoreQuery.legacyAppData`), both until `ENStoreUpdate.deleteLegacyData`
+    ///   or `ENStoreUpdate.eraseAll` deletes them.
+    /// - `manager_state`: what an `ENManager` keeps across restarts (enabled flag, authorization status,
+    ///   pre-authorization of key release).
+    static func migrateV3(_ db: Database) throws {
+        let appHoldsData =
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM state WHERE is_onboarded != 0 OR next_key_file_index != 0
+                    OR last_detection_date IS NOT NULL OR last_detection_error IS NOT NULL)
+                    OR EXISTS (SELECT 1 FROM test_results) OR EXISTS (SELECT 1 FROM exposures)
+                    """) ?? false
+        let keyServerHoldsData = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM server_keys)") ?? false
+        for (tables, holdsData) in [(appTables, appHoldsData), (keyServerTables, keyServerHoldsData)] {
+            for table in tables {
+                if holdsData {
+                    try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(legacyPrefix)\(table)")
+                } else {
+                    try db.execute(sql: "DROP TABLE \(table)")
+                }
+            }
+        }
+        try db.execute(
+            sql: """
+                CREATE TABLE manager_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    exposure_notification_enabled INTEGER NOT NULL DEFAULT 0,
+                    authorization_status INTEGER NOT NULL DEFAULT 0,
+                    preauthorized_at REAL,
+                    preauthorization_released_at REAL
+                );
+                INSERT INTO manager_state (id) VALUES (1);
+                """)
+    }
+}

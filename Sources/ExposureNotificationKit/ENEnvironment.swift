@@ -1,0 +1,136 @@
+internal import ENCore
+public import ENExportFormat
+public import Foundation
+internal import Synchronization
+
+/// Everything Apple's framework gets from the operating system, given to an ``ENManager`` instead: the user's
+/// answers, the radio, the clock, where the framework keeps its state, the signing keys the app trusts, the
+/// region, the API version, the entitlements, where user notifications go, and what runs background work.
+///
+/// An app sets ``ENEnvironment/default`` once at start-up, so that `ENManager()` (as Apple's sample writes it)
+/// uses it; tests and simulations give each manager an explicit one with ``ENManager/init(environment:)``.
+///
+/// ```swift
+/// ENEnvironment.default = ENEnvironment(
+///     consent: MyPrompts(), storeLocation: .directory(appSupport),
+///     trustedKeys: [try ENExportVerificationKey(keyID: "310", keyVersion: "v1", pemRepresentation: pem)],
+///     apiVersion: .version2)
+/// let manager = ENManager()
+/// ```
+public struct ENEnvironment: Sendable {
+    /// Where the framework keeps its state.
+    public enum StoreLocation: Hashable, Sendable {
+        /// In memory: the state lasts as long as the manager.
+        case inMemory
+        /// In a SQLite file in this directory (created when needed): the state survives restarts, and managers
+        /// on the same directory share it.
+        case directory(URL)
+    }
+
+    /// The user's answers to the framework's prompts.
+    public var consent: any ENConsentProvider
+    /// The Bluetooth radio.
+    public var radio: any ENRadio
+    /// The clock.
+    public var clock: any ENClock
+    /// Where the framework keeps its state.
+    public var storeLocation: StoreLocation
+    /// The keys whose signatures make a key file trusted, by key id and key version (iOS's allow-list).
+    public var trustedKeys: [ENExportVerificationKey]
+    /// The app's region (an ISO 3166 country code or a server's region string), as the health authority's
+    /// configuration gives it.
+    public var region: String?
+    /// The API version the app declares (Apple reads `ENAPIVersion` from Info.plist).
+    public var apiVersion: ENAPIVersion
+    /// What the app is entitled to.
+    public var entitlements: ENEntitlements
+    /// Where the framework's user notifications go.
+    public var notifications: any ENNotificationSink
+    /// What launches the app for periodic background work.
+    public var scheduler: any ENScheduler
+    /// Whether the user traveled in the exposure period, or `nil` where the platform cannot tell (then
+    /// `getUserTraveled` fails with `ENError.travelStatusNotAvailable`, as Apple's does).
+    public var travelStatus: (@Sendable () async -> Bool)?
+    /// The framework's limits; Apple's values by default.
+    public var limits: ENLimits
+
+    /// Creates an environment; every part has a default that runs without a device (a silent radio, the system
+    /// clock, state in memory, no trusted keys, API version 2, the Exposure Notification entitlement only).
+    public init(
+        consent: any ENConsentProvider = ENFixedConsent(false),
+        radio: any ENRadio = ENSilentRadio(),
+        clock: any ENClock = ENSystemClock(),
+        storeLocation: StoreLocation = .inMemory,
+        trustedKeys: [ENExportVerificationKey] = [],
+        region: String? = nil,
+        apiVersion: ENAPIVersion = .version2,
+        entitlements: ENEntitlements = .exposureNotification,
+        notifications: any ENNotificationSink = ENDiscardingNotificationSink(),
+        scheduler: any ENScheduler = ENDispatchScheduler(),
+        travelStatus: (@Sendable () async -> Bool)? = nil,
+        limits: ENLimits = ENLimits()
+    ) {
+        self.consent = consent
+        self.radio = radio
+        self.clock = clock
+        self.storeLocation = storeLocation
+        self.trustedKeys = trustedKeys
+        self.region = region
+        self.apiVersion = apiVersion
+        self.entitlements = entitlements
+        self.notifications = notifications
+        self.scheduler = scheduler
+        self.travelStatus = travelStatus
+        self.limits = limits
+    }
+
+    private static let shared = Mutex(ENEnvironment())
+
+    /// The process-wide environment that `ENManager()` uses: set it once at start-up, before the first manager.
+    ///
+    /// A manager reads it when it is created; changing it later does not change existing managers.
+    public static var `default`: ENEnvironment {
+        get { shared.withLock { $0 } }
+        set { shared.withLock { $0 = newValue } }
+    }
+}
+
+/// What an app is entitled to (Apple grants these through the app's entitlements file).
+public struct ENEntitlements: OptionSet, Hashable, Sendable {
+    /// The raw bits.
+    public let rawValue: UInt32
+    /// Creates entitlements from raw bits.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// `com.apple.developer.exposure-notification`: the framework may be used at all.
+    public static let exposureNotification = ENEntitlements(rawValue: 1 << 0)
+    /// The test entitlement: `getTestDiagnosisKeys` may be called (never granted to App Store apps).
+    public static let testDiagnosisKeys = ENEntitlements(rawValue: 1 << 1)
+}
+
+/// The framework's limits, Apple's values by default.
+public struct ENLimits: Hashable, Sendable {
+    /// Calls of `detectExposures` in any 24 hours with API version 1: 15.
+    public var detectionsPerDayVersion1: Int
+    /// Calls of `detectExposures` in any 24 hours with API version 2: 6.
+    public var detectionsPerDayVersion2: Int
+    /// How long a pre-authorization of key release lasts: 5 days.
+    public var preAuthorizationValidity: TimeInterval
+    /// How far back keys, sightings and cached diagnosis keys are kept and considered: 14 days.
+    public var retention: TimeInterval
+    /// How often the app's `activityHandler` is launched for periodic work while enabled: every 24 hours at most.
+    public var periodicRunInterval: TimeInterval
+
+    /// Creates limits; the defaults are Apple's.
+    public init(
+        detectionsPerDayVersion1: Int = 15, detectionsPerDayVersion2: Int = 6,
+        preAuthorizationValidity: TimeInterval = 5 * 86_400, retention: TimeInterval = 14 * 86_400,
+        periodicRunInterval: TimeInterval = 4 * 3_600
+    ) {
+        self.detectionsPerDayVersion1 = detectionsPerDayVersion1
+        self.detectionsPerDayVersion2 = detectionsPerDayVersion2
+        self.preAuthorizationValidity = preAuthorizationValidity
+        self.retention = retention
+        self.periodicRunInterval = periodicRunInterval
+    }
+}

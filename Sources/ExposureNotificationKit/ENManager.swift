@@ -1,0 +1,403 @@
+public import ENCore
+internal import ENCrypto
+internal import ENStore
+public import Foundation
+internal import Synchronization
+
+/// Apple's `ENManager`, on any platform: authorization and enabling, key rolling and broadcasting through a
+/// radio, sightings, diagnosis-key release (with consent, and pre-authorized), and the framework's persistent
+/// state, with Apple's names, semantics and error codes.
+///
+/// What the operating system does for Apple's framework comes from an ``ENEnvironment``: `ENManager()` uses
+/// ``ENEnvironment/default``, which an app sets once at start-up; tests pass one to ``init(environment:)``.
+///
+/// ```swift
+/// let manager = ENManager()
+/// manager.activate { error in
+///     guard error == nil else { return }
+///     manager.setExposureNotificationEnabled(true) { error in ... }
+/// }
+/// ```
+///
+/// Every operation exists in Apple's completion-handler form (handlers run on ``dispatchQueue``) and as
+/// `async throws`. The manager is `Sendable`: any thread may call it.
+///
+/// ## Semantics
+/// - Before ``activate()`` completes, operations fail with `ENError.apiMisuse`, ``exposureNotificationStatus``
+///   is ``ENStatus/unknown`` and ``exposureNotificationEnabled`` is `false`; a second `activate` fails with
+///   `apiMisuse`. ``authorizationStatus-swift.property`` is readable at any time.
+/// - ``invalidate()`` ends the manager: pending operations fail with `ENError.invalidated`, the invalidation
+///   handler runs once, after them, and no handler runs after it; later calls fail with `invalidated` (their
+///   completion handlers are not called, since nothing runs after the invalidation handler).
+/// - The first `setExposureNotificationEnabled(true)` asks the consent provider; a refusal is
+///   `ENError.notAuthorized` and is remembered (later calls fail at once, as iOS sends the user to Settings).
+///   Enabling starts broadcasting and scanning; disabling stops the radio and keeps every key and sighting.
+///   The enabled flag, the authorization and a pre-authorization survive a restart (with a store directory).
+/// - Keys: a new temporary exposure key each UTC day (144 intervals), a new identifier and metadata each
+///   interval. `getDiagnosisKeys` asks for consent on every call and returns the keys of the past 14 days; with
+///   API version 2 it releases the current key too, with its rolling period shortened to now, and a new key
+///   starts at once, so that nothing broadcast afterwards belongs to a released key. With version 1 the current
+///   key is left out (Apple releases it a day later).
+public final class ENManager: ExposureManaging {
+    private struct State {
+        var phase = Phase.created
+        var status = ENStatus.unknown
+        var enabled = false
+        var invalidationHandler: Unchecked<(() -> Void)?> = Unchecked(nil)
+        var activityHandler: Unchecked<ENActivityHandler?> = Unchecked(nil)
+        var diagnosisKeysAvailableHandler: Unchecked<ENDiagnosisKeysAvailableHandler?> = Unchecked(nil)
+        var observers: [UInt64: AsyncStream<ENStatusUpdate>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+        var periodicTask: (any ENScheduledTask)?
+        var radioRunning = false
+    }
+
+    private enum Phase { case created, activating, activated, invalidated }
+
+    /// What the operating system provides, as given when the manager was created.
+    public let environment: ENEnvironment
+    private let state = Mutex(State())
+    private let gate = ENCompletionGate()
+    private let storage: FrameworkStorage
+
+    /// Creates a manager on ``ENEnvironment/default``, as Apple's `ENManager()`.
+    public convenience init() {
+        self.init(environment: .default)
+    }
+
+    /// Creates a manager on `environment`.
+    public init(environment: ENEnvironment) {
+        self.environment = environment
+        self.storage = FrameworkStorage(environment: environment)
+    }
+
+    // MARK: State
+
+    /// The queue handlers are called on; the main queue by default.
+    public var dispatchQueue: DispatchQueue {
+        get { gate.queue }
+        set { gate.queue = newValue }
+    }
+
+    /// The status of Exposure Notification; ``ENStatus/unknown`` until ``activate()`` has completed.
+    public var exposureNotificationStatus: ENStatus { state.withLock { $0.status } }
+
+    /// Whether Exposure Notification is enabled; `false` until ``activate()`` has completed.
+    public var exposureNotificationEnabled: Bool { state.withLock { $0.enabled } }
+
+    /// Whether the user authorized the app, read from the framework's state; readable before ``activate()``.
+    /// `ENAuthorizationStatus.unknown` when the state cannot be read.
+    public var authorizationStatus: ENAuthorizationStatus {
+        (try? storage.managerState().authorizationStatus) ?? .unknown
+    }
+
+    /// Whether the user authorized the app, in ``ENEnvironment/default``'s store, as Apple's class property.
+    public static var authorizationStatus: ENAuthorizationStatus {
+        (try? FrameworkStorage(environment: .default).managerState().authorizationStatus) ?? .unknown
+    }
+
+    /// Called once, on ``dispatchQueue``, when ``invalidate()`` has completed; cleared before it is called.
+    public var invalidationHandler: (() -> Void)? {
+        get { state.withLock { $0.invalidationHandler.value } }
+        set {
+            let handler = Unchecked(newValue)
+            state.withLock { $0.invalidationHandler = handler }
+        }
+    }
+
+    /// Called on ``dispatchQueue`` with ``ENActivityFlags/periodicRun`` by the environment's scheduler while
+    /// Exposure Notification is enabled (set it before ``activate()``, as Apple's documentation says).
+    public var activityHandler: ENActivityHandler? {
+        get { state.withLock { $0.activityHandler.value } }
+        set {
+            let handler = Unchecked(newValue)
+            state.withLock { $0.activityHandler = handler }
+        }
+    }
+
+    /// Called on ``dispatchQueue`` with the keys that ``requestPreAuthorizedDiagnosisKeys()`` releases.
+    public var diagnosisKeysAvailableHandler: ENDiagnosisKeysAvailableHandler? {
+        get { state.withLock { $0.diagnosisKeysAvailableHandler.value } }
+        set {
+            let handler = Unchecked(newValue)
+            state.withLock { $0.diagnosisKeysAvailableHandler = handler }
+        }
+    }
+
+    /// The status, enabled flag and authorization: the current values first, then each change, until the
+    /// manager is invalidated.
+    public func statusUpdates() -> AsyncStream<ENStatusUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ENStatusUpdate.self)
+        let authorization = authorizationStatus
+        state.withLock { state in
+            guard state.phase != .invalidated else {
+                continuation.finish()
+                return
+            }
+            state.nextObserver += 1
+            let id = state.nextObserver
+            state.observers[id] = continuation
+            continuation.yield(
+                ENStatusUpdate(status: state.status, enabled: state.enabled, authorizationStatus: authorization))
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+            }
+        }
+        return stream
+    }
+
+    // MARK: Lifecycle
+
+    /// Activates the manager: opens the framework's state, restores the enabled flag, and starts the radio when
+    /// Exposure Notification is enabled and authorized.
+    ///
+    /// - Throws: `ENError.apiMisuse` on a second call; `invalidated` after ``invalidate()``; the store's error
+    ///   when the state cannot be opened.
+    public func activate() async throws(ENError) {
+        let claimed: ENError? = state.withLock { state in
+            switch state.phase {
+            case .created:
+                state.phase = .activating
+                return nil
+            case .activating, .activated: return ENError(.apiMisuse, "activate was already called")
+            case .invalidated: return ENCompletionGate.invalidatedError
+            }
+        }
+        if let claimed { throw claimed }
+        do throws(ENError) {
+            try await gate.run { () async throws(ENError) in
+                let saved = try self.storage.managerState()
+                self.state.withLock { $0.phase = .activated }
+                self.apply(enabled: saved.exposureNotificationEnabled, authorization: saved.authorizationStatus)
+            }
+        } catch {
+            // A failed activation may be tried again.
+            state.withLock { if $0.phase == .activating { $0.phase = .created } }
+            throw error
+        }
+    }
+
+    /// Invalidates the manager: stops the radio and the periodic runs, fails pending operations with
+    /// `ENError.invalidated`, then calls ``invalidationHandler`` once on ``dispatchQueue``.
+    public func invalidate() {
+        let (handler, observers, periodic, radioRunning) = state.withLock { state in
+            let handler = state.invalidationHandler.value
+            state.invalidationHandler = Unchecked(nil)
+            state.phase = .invalidated
+            let observers = Array(state.observers.values)
+            state.observers = [:]
+            let periodic = state.periodicTask
+            state.periodicTask = nil
+            let radio = state.radioRunning
+            state.radioRunning = false
+            return (Unchecked(handler), observers, periodic, radio)
+        }
+        periodic?.cancel()
+        if radioRunning { stopRadio() }
+        for observer in observers { observer.finish() }
+        gate.invalidate(then: handler.value)
+    }
+
+    /// Runs `operation` and delivers its result on ``dispatchQueue``; see ``ExposureManaging/deliver(_:to:)``.
+    public func deliver<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws(ENError) -> Value,
+        to completion: @escaping (Result<Value, ENError>) -> Void
+    ) {
+        gate.deliver(operation, to: completion)
+    }
+
+    // MARK: Enabling
+
+    /// Enables or disables Exposure Notification.
+    ///
+    /// - Throws: `apiMisuse` before activation; `notAuthorized` when the user refuses (or refused before);
+    ///   `restricted` under a device policy.
+    public func setExposureNotificationEnabled(_ enabled: Bool) async throws(ENError) {
+        try await activated { () async throws(ENError) in
+            var authorization = try self.storage.managerState().authorizationStatus
+            if enabled {
+                switch authorization {
+                case .authorized: break
+                case .restricted: throw ENError(.restricted, "a system policy does not allow Exposure Notification")
+                case .notAuthorized:
+                    throw ENError(.notAuthorized, "the user did not authorize Exposure Notification")
+                case .unknown:
+                    let granted = await self.environment.consent.authorizeExposureNotification()
+                    authorization = granted ? .authorized : .notAuthorized
+                    try self.storage.setAuthorizationStatus(authorization)
+                    guard granted else {
+                        self.apply(enabled: false, authorization: authorization)
+                        throw ENError(.notAuthorized, "the user did not authorize Exposure Notification")
+                    }
+                }
+            }
+            try self.storage.setEnabled(enabled)
+            self.apply(enabled: enabled, authorization: authorization)
+        }
+    }
+
+    // MARK: Keys
+
+    /// The keys of the past 14 days, after the user agreed to release them; see the type's semantics for the
+    /// current key.
+    ///
+    /// - Throws: `notAuthorized` when the app is not authorized or the user refuses.
+    public func getDiagnosisKeys() async throws(ENError) -> [ENTemporaryExposureKey] {
+        try await activated { () async throws(ENError) in
+            try self.requireAuthorization()
+            guard await self.environment.consent.releaseDiagnosisKeys() else {
+                throw ENError(.notAuthorized, "the user did not release the keys")
+            }
+            return try self.storage.releasedKeys(
+                at: self.environment.clock.now, sameDay: self.environment.apiVersion == .version2)
+        }
+    }
+
+    /// The keys of the past 14 days and the current key, unchanged, after the user agreed.
+    ///
+    /// - Throws: `notEntitled` without ``ENEntitlements/testDiagnosisKeys``; `notAuthorized` as
+    ///   ``getDiagnosisKeys()``.
+    public func getTestDiagnosisKeys() async throws(ENError) -> [ENTemporaryExposureKey] {
+        try await activated { () async throws(ENError) in
+            guard self.environment.entitlements.contains(.testDiagnosisKeys) else {
+                throw ENError(.notEntitled, "getTestDiagnosisKeys needs the test entitlement")
+            }
+            try self.requireAuthorization()
+            guard await self.environment.consent.releaseDiagnosisKeys() else {
+                throw ENError(.notAuthorized, "the user did not release the keys")
+            }
+            return try self.storage.testKeys(at: self.environment.clock.now)
+        }
+    }
+
+    /// Asks the user to pre-authorize one release of the keys within the next 5 days.
+    ///
+    /// - Throws: `notAuthorized` when the app is not authorized or the user refuses; `notEnabled` when
+    ///   Exposure Notification is off.
+    public func preAuthorizeDiagnosisKeys() async throws(ENError) {
+        try await activated { () async throws(ENError) in
+            try self.requireAuthorization()
+            guard self.exposureNotificationEnabled else {
+                throw ENError(.notEnabled, "Exposure Notification is not enabled")
+            }
+            guard await self.environment.consent.preAuthorizeDiagnosisKeyRelease() else {
+                throw ENError(.notAuthorized, "the user did not pre-authorize the release of the keys")
+            }
+            try self.storage.setPreAuthorization(ENPreAuthorization(authorizedAt: self.environment.clock.now))
+        }
+    }
+
+    /// Releases the keys once under the user's pre-authorization: ``diagnosisKeysAvailableHandler`` is called
+    /// with them on ``dispatchQueue``. A request after the release returns no keys and no error.
+    ///
+    /// - Throws: `apiMisuse` without a ``diagnosisKeysAvailableHandler``; `notAuthorized` without a
+    ///   pre-authorization or after it expired (5 days).
+    public func requestPreAuthorizedDiagnosisKeys() async throws(ENError) {
+        try await activated { () async throws(ENError) in
+            guard let handler = self.state.withLock({ $0.diagnosisKeysAvailableHandler }).value else {
+                throw ENError(.apiMisuse, "set diagnosisKeysAvailableHandler before requesting pre-authorized keys")
+            }
+            let now = self.environment.clock.now
+            guard
+                let release = try self.storage.releasePreAuthorizedKeys(
+                    at: now, validity: self.environment.limits.preAuthorizationValidity,
+                    sameDay: self.environment.apiVersion == .version2)
+            else { return }
+            let delivered = Unchecked(handler)
+            self.gate.post { delivered.value(release) }
+        }
+    }
+
+    /// Whether the user traveled in the exposure period, from the environment.
+    ///
+    /// - Throws: `travelStatusNotAvailable` when the environment cannot tell.
+    public func getUserTraveled() async throws(ENError) -> Bool {
+        try await activated { () async throws(ENError) in
+            guard let travelStatus = self.environment.travelStatus else {
+                throw ENError(.travelStatusNotAvailable, "the travel status is not available")
+            }
+            return await travelStatus()
+        }
+    }
+
+    // MARK: Internals
+
+    /// Runs `operation` once the manager is activated (apiMisuse before, invalidated after).
+    private func activated<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws(ENError) -> Value
+    ) async throws(ENError) -> Value {
+        let phase = state.withLock { $0.phase }
+        switch phase {
+        case .created, .activating: throw ENError(.apiMisuse, "call activate first")
+        case .invalidated: throw ENCompletionGate.invalidatedError
+        case .activated: return try await gate.run(operation)
+        }
+    }
+
+    private func requireAuthorization() throws(ENError) {
+        switch try storage.managerState().authorizationStatus {
+        case .authorized: return
+        case .restricted: throw ENError(.restricted, "a system policy does not allow Exposure Notification")
+        case .unknown, .notAuthorized:
+            throw ENError(.notAuthorized, "the user has not authorized Exposure Notification")
+        }
+    }
+
+    /// Sets the observable state from the saved flags and starts or stops the radio and periodic runs to match.
+    private func apply(enabled: Bool, authorization: ENAuthorizationStatus) {
+        let radio = environment.radio
+        let active = enabled && authorization == .authorized
+        let status: ENStatus =
+            switch authorization {
+            case .restricted: .restricted
+            case .notAuthorized: .unauthorized
+            case .unknown, .authorized: !enabled ? .disabled : radio.isPoweredOn ? .active : .bluetoothOff
+            }
+        let (start, stop, observers) = state.withLock { state in
+            guard state.phase == .activated else { return (false, false, [AsyncStream<ENStatusUpdate>.Continuation]()) }
+            state.status = status
+            state.enabled = enabled
+            let start = active && !state.radioRunning
+            let stop = !active && state.radioRunning
+            state.radioRunning = active
+            return (start, stop, Array(state.observers.values))
+        }
+        let update = ENStatusUpdate(status: status, enabled: enabled, authorizationStatus: authorization)
+        for observer in observers { observer.yield(update) }
+        if start { startRadio() }
+        if stop { stopRadio() }
+    }
+
+    private func startRadio() {
+        let radio = environment.radio
+        radio.startBroadcasting(Broadcaster(storage: storage))
+        let storage = self.storage
+        radio.startScanning { sighting in storage.record(sighting) }
+        let task = environment.scheduler.schedule(every: environment.limits.periodicRunInterval) { [weak self] in
+            self?.periodicRun()
+        }
+        let old = state.withLock { state in
+            let old = state.periodicTask
+            state.periodicTask = task
+            return old
+        }
+        old?.cancel()
+    }
+
+    private func stopRadio() {
+        environment.radio.stopBroadcasting()
+        environment.radio.stopScanning()
+        let task = state.withLock { state in
+            let task = state.periodicTask
+            state.periodicTask = nil
+            return task
+        }
+        task?.cancel()
+    }
+
+    private func periodicRun() {
+        guard let handler = state.withLock({ $0.activityHandler }).value else { return }
+        let delivered = Unchecked(handler)
+        gate.post { delivered.value(.periodicRun) }
+    }
+}

@@ -1,0 +1,50 @@
+public import ENCore
+public import Foundation
+
+/// The Bluetooth radio as the framework uses it: broadcast this device's advertisement, and hand over what other
+/// devices broadcast. A phone's radio, a simulated one (`ENSimulator`'s ether), or none.
+///
+/// The manager calls these methods when Exposure Notification is enabled or disabled; the radio calls back
+/// through the ``ENBroadcastSource`` it is given (to learn what to send at a moment) and the sighting handler
+/// (to report what it heard). Implementations must be safe to call from any thread.
+public protocol ENRadio: Sendable {
+    /// Whether Bluetooth is on. While it is off an enabled manager reports ``ENStatus/bluetoothOff``.
+    var isPoweredOn: Bool { get }
+
+    /// Starts broadcasting: at every transmission the radio asks `source` for the advertisement of the moment.
+    func startBroadcasting(_ source: any ENBroadcastSource)
+
+    /// Stops broadcasting.
+    func stopBroadcasting()
+
+    /// Starts scanning: each advertisement of the Exposure Notification service the radio receives is handed to
+    /// `handler` as a sighting.
+    func startScanning(_ handler: @escaping @Sendable (ENSighting) -> Void)
+
+    /// Stops scanning.
+    func stopScanning()
+}
+
+/// What a radio asks the framework for at each transmission.
+public protocol ENBroadcastSource: Sendable {
+    /// The advertisement to send at `date`: the identifier and metadata of `date`'s interval, derived from the key
+    /// current at `date` (a new key is made when none covers it).
+    func advertisement(at date: Date) throws(ENError) -> ENAdvertisement
+}
+
+/// A radio that is always on, sends nothing and hears nothing: the default where no radio is set, so that an
+/// app's logic runs (on a server or in a test) without Bluetooth.
+public struct ENSilentRadio: ENRadio {
+    /// Creates the radio.
+    public init() {}
+    /// Always `true`.
+    public var isPoweredOn: Bool { true }
+    /// Does nothing.
+    public func startBroadcasting(_ source: any ENBroadcastSource) {}
+    /// Does nothing.
+    public func stopBroadcasting() {}
+    /// Does nothing: nothing is ever heard.
+    public func startScanning(_ handler: @escaping @Sendable (ENSighting) -> Void) {}
+    /// Does nothing.
+    public func stopScanning() {}
+}

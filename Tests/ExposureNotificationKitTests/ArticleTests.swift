@@ -1,0 +1,36 @@
+import ExposureNotificationKit
+import Foundation
+import Synchronization
+import Testing
+
+/// The code of the DocC article "Authorization, sharing and pre-authorization", compiled and run.
+@Suite("DocC article: authorization and sharing")
+struct ArticleTests {
+    @Test("the article's flow runs as written")
+    func articleFlow() async throws {
+        let environment = ENEnvironment(
+            consent: ENFixedConsent(true),
+            storeLocation: .inMemory,
+            apiVersion: .version2)
+        let manager = ENManager(environment: environment)
+        manager.dispatchQueue = DispatchQueue(label: "article")
+
+        try await manager.activate()
+        try await manager.setExposureNotificationEnabled(true)
+        #expect(manager.exposureNotificationStatus == .active)
+
+        let keys = try await manager.getDiagnosisKeys()
+        #expect(keys.isEmpty)  // nothing was broadcast yet: the silent radio never asked for a key
+
+        let released = Mutex(0)
+        manager.diagnosisKeysAvailableHandler = { _ in released.withLock { $0 += 1 } }
+        try await manager.preAuthorizeDiagnosisKeys()
+        try await manager.requestPreAuthorizedDiagnosisKeys()
+        try await manager.requestPreAuthorizedDiagnosisKeys()
+        manager.dispatchQueue.sync {}
+        #expect(released.withLock { $0 } == 1)
+
+        manager.invalidate()
+        await #expect(throws: ENError(.invalidated)) { _ = try await manager.getDiagnosisKeys() }
+    }
+}
