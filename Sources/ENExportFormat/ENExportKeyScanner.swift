@@ -79,10 +79,11 @@ public struct ENExportKeyScanner: Sendable {
 
         /// How many keys ``ENExportInvalidKeyPolicy/skip`` left out so far.
         public private(set) var skippedKeyCount = 0
-        /// Why keys were left out: the first ``maximumRecordedReasons`` reasons, naming each key and field.
-        public private(set) var skippedKeyReasons: [String] = []
-        /// The most skip reasons kept (the count goes on).
-        public static let maximumRecordedReasons = 100
+        /// Why keys were left out: the first ``maximumRecordedErrors`` errors, each with the key (section and
+        /// index) and the field in its context.
+        public private(set) var skippedKeyErrors: [ENError] = []
+        /// The most skip errors kept (the count goes on).
+        public static let maximumRecordedErrors = 100
 
         /// The next chunk of at most the chunk size, or `nil` after the last key.
         ///
@@ -92,8 +93,8 @@ public struct ENExportKeyScanner: Sendable {
             let (chunkSize, section, policy) = (self.chunkSize, self.section, self.policy)
             let maximumKeyCount = scanner.keyCount + scanner.revisedKeyCount
             var (position, counts) = (self.position, self.counts)
-            var (skipped, reasons) = (skippedKeyCount, skippedKeyReasons)
-            defer { (skippedKeyCount, skippedKeyReasons) = (skipped, reasons) }
+            var (skipped, errors) = (skippedKeyCount, skippedKeyErrors)
+            defer { (skippedKeyCount, skippedKeyErrors) = (skipped, errors) }
             let keys = try scanner.exportBinary.withBytes { (buffer) throws(ENError) -> [ENTemporaryExposureKey] in
                 var walk = ENKeyExport.TopLevelWalk(
                     buffer, maximumKeyCount: maximumKeyCount, from: position, counts: counts)
@@ -106,7 +107,7 @@ public struct ENExportKeyScanner: Sendable {
                     } catch {
                         guard policy == .skip else { throw error }
                         skipped += 1
-                        if reasons.count < Self.maximumRecordedReasons { reasons.append(error.reason) }
+                        if errors.count < Self.maximumRecordedErrors { errors.append(error) }
                     }
                 }
                 (position, counts) = (walk.position, walk.counts)

@@ -15,8 +15,9 @@ extension ENExportSignature: WireMessage {
     ///
     /// Unknown fields are skipped; absent fields are `nil` (the signature bytes, empty).
     ///
-    /// - Throws: `ENError.Code.badFormat` naming the message and byte when `export.sig` is not a valid
-    ///   `TEKSignatureList` (truncated, malformed, a field of the wrong wire type, a string that is not UTF-8).
+    /// - Throws: `ENError.Code.badFormat` with the byte when `export.sig` is not a valid `TEKSignatureList`
+    ///   (truncated, malformed, a field of the wrong wire type, a string that is not UTF-8). Its context is the
+    ///   section `signatures` with the signature's index, or `export.sig` outside any signature, and the field.
     public static func decodeList(_ signatureFile: Data) throws(ENError) -> [ENExportSignature] {
         try signatureFile.withBytes { (buffer) throws(ENError) in
             var reader = WireReader(buffer, from: 0, to: buffer.count)
@@ -29,10 +30,15 @@ extension ENExportSignature: WireMessage {
                         continue
                     }
                     try reader.expect(tag, .lengthDelimited, "signatures")
-                    signatures.append(try ENExportSignature(buffer, try reader.readLengthDelimited()))
+                    let range = try reader.readLengthDelimited()
+                    do throws(ENError) {
+                        signatures.append(try ENExportSignature(buffer, range))
+                    } catch {
+                        throw error.adding(.init(section: "signatures", index: signatures.count))
+                    }
                 }
             } catch {
-                throw error.within("export.sig TEKSignatureList")
+                throw error.adding(.init(section: "export.sig"))
             }
             return signatures
         }
@@ -42,30 +48,30 @@ extension ENExportSignature: WireMessage {
     private init(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ENError) {
         self.init(signatureInfo: nil, batchNumber: nil, batchSize: nil, signature: Data())
         var reader = WireReader(buffer, from: range.lowerBound, to: range.upperBound)
-        do {
-            while !reader.isAtEnd {
-                let tag = try reader.readTag()
-                switch WireReader.field(tag) {
-                case Self.infoField:
-                    try reader.expect(tag, .lengthDelimited, "signature_info")
-                    var info = signatureInfo ?? .empty
+        while !reader.isAtEnd {
+            let tag = try reader.readTag()
+            switch WireReader.field(tag) {
+            case Self.infoField:
+                try reader.expect(tag, .lengthDelimited, "signature_info")
+                var info = signatureInfo ?? .empty
+                do throws(ENError) {
                     try info.merge(buffer, try reader.readLengthDelimited())
-                    signatureInfo = info
-                case Self.batchNumberField:
-                    try reader.expect(tag, .varint, "batch_num")
-                    batchNumber = Int(try reader.readInt32())
-                case Self.batchSizeField:
-                    try reader.expect(tag, .varint, "batch_size")
-                    batchSize = Int(try reader.readInt32())
-                case Self.signatureField:
-                    try reader.expect(tag, .lengthDelimited, "signature")
-                    signature = Data(UnsafeRawBufferPointer(rebasing: buffer[try reader.readLengthDelimited()]))
-                default:
-                    try reader.skip(tag: tag)
+                } catch {
+                    throw error.adding(.init(field: "signature_info"))
                 }
+                signatureInfo = info
+            case Self.batchNumberField:
+                try reader.expect(tag, .varint, "batch_num")
+                batchNumber = Int(try reader.readInt32())
+            case Self.batchSizeField:
+                try reader.expect(tag, .varint, "batch_size")
+                batchSize = Int(try reader.readInt32())
+            case Self.signatureField:
+                try reader.expect(tag, .lengthDelimited, "signature")
+                signature = Data(UnsafeRawBufferPointer(rebasing: buffer[try reader.readLengthDelimited()]))
+            default:
+                try reader.skip(tag: tag)
             }
-        } catch {
-            throw error.within("TEKSignature")
         }
     }
 

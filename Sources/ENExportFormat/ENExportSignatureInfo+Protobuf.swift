@@ -13,29 +13,25 @@ extension ENExportSignatureInfo: WireMessage {
 
     /// Reads the message at `range` over what is already set (proto2 merges a message field that repeats).
     ///
-    /// - Throws: `badFormat` naming `SignatureInfo` and the byte for a malformed message, a field of the wrong
-    ///   wire type or a string that is not UTF-8.
+    /// - Throws: `badFormat` with the byte (and the field in its context) for a malformed message, a field of
+    ///   the wrong wire type or a string that is not UTF-8; the caller adds which `SignatureInfo` it is.
     mutating func merge(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ENError) {
         var reader = WireReader(buffer, from: range.lowerBound, to: range.upperBound)
-        do {
-            while !reader.isAtEnd {
-                let tag = try reader.readTag()
-                switch WireReader.field(tag) {
-                case Self.versionField:
-                    try reader.expect(tag, .lengthDelimited, "verification_key_version")
-                    verificationKeyVersion = try reader.readString("verification_key_version")
-                case Self.idField:
-                    try reader.expect(tag, .lengthDelimited, "verification_key_id")
-                    verificationKeyID = try reader.readString("verification_key_id")
-                case Self.algorithmField:
-                    try reader.expect(tag, .lengthDelimited, "signature_algorithm")
-                    signatureAlgorithm = try reader.readString("signature_algorithm")
-                default:
-                    try reader.skip(tag: tag)
-                }
+        while !reader.isAtEnd {
+            let tag = try reader.readTag()
+            switch WireReader.field(tag) {
+            case Self.versionField:
+                try reader.expect(tag, .lengthDelimited, "verification_key_version")
+                verificationKeyVersion = try reader.readString("verification_key_version")
+            case Self.idField:
+                try reader.expect(tag, .lengthDelimited, "verification_key_id")
+                verificationKeyID = try reader.readString("verification_key_id")
+            case Self.algorithmField:
+                try reader.expect(tag, .lengthDelimited, "signature_algorithm")
+                signatureAlgorithm = try reader.readString("signature_algorithm")
+            default:
+                try reader.skip(tag: tag)
             }
-        } catch {
-            throw error.within("SignatureInfo")
         }
     }
 

@@ -39,7 +39,8 @@ extension ENKeyExport {
     static func checkSize(_ data: Data, limits: ENExportLimits) throws(ENError) {
         guard data.count <= limits.maximumExportBinarySize else {
             throw .badFormat(
-                "export.bin is \(data.count) bytes, over the limit of \(limits.maximumExportBinarySize)")
+                "\(data.count) bytes, over the limit of \(limits.maximumExportBinarySize)",
+                context: .init(section: "export.bin"))
         }
         try checkHeader(data)
     }
@@ -47,11 +48,15 @@ extension ENKeyExport {
     /// Throws `badFormat` unless `data` starts with ``header``.
     static func checkHeader(_ data: Data) throws(ENError) {
         guard data.count >= header.count else {
-            throw .badFormat("export.bin is \(data.count) bytes, shorter than its 16-byte header")
+            throw .badFormat(
+                "\(data.count) bytes, shorter than the 16-byte header",
+                context: .init(section: "export.bin", field: "header"))
         }
         guard data.prefix(header.count).elementsEqual(header) else {
             let found = Data(data.prefix(header.count)).hexString
-            throw .badFormat("export.bin header is \(found), expected \(header.hexString) (\"EK Export v1    \")")
+            throw .badFormat(
+                "\(found), expected \(header.hexString) (\"EK Export v1    \")",
+                context: .init(section: "export.bin", field: "header"))
         }
     }
 
@@ -95,18 +100,19 @@ extension ENKeyExport {
 
         /// The next key message of either section, or `nil` at the end of the message.
         ///
-        /// - Throws: `badFormat` naming `TemporaryExposureKeyExport` (or `SignatureInfo`) and the byte for a
-        ///   malformed field, or when the keys pass the maximum count.
+        /// - Throws: `badFormat` with the byte for a malformed field, its context the section `export.bin` (or
+        ///   `signature_infos` and the index) and the field; or when the keys pass the maximum count.
         mutating func nextKeyMessage() throws(ENError) -> KeyMessageLocation? {
             let location: KeyMessageLocation
             do {
                 guard let next = try nextKeyField() else { return nil }
                 location = next
             } catch {
-                throw error.within("export.bin TemporaryExposureKeyExport")
+                throw error.adding(.init(section: "export.bin"))
             }
             guard counts.keys + counts.revisedKeys <= maximumKeyCount else {
-                throw .badFormat("export.bin holds more than \(maximumKeyCount) keys")
+                throw .badFormat(
+                    "more than \(maximumKeyCount) keys", context: .init(section: "export.bin", field: "keys"))
             }
             return location
         }
@@ -152,7 +158,11 @@ extension ENKeyExport {
             case signatureInfosField:
                 try reader.expect(tag, .lengthDelimited, "signature_infos")
                 var info = ENExportSignatureInfo.empty
-                try info.merge(reader.base, try reader.readLengthDelimited())
+                do throws(ENError) {
+                    try info.merge(reader.base, try reader.readLengthDelimited())
+                } catch {
+                    throw error.adding(.init(section: "signature_infos", index: metadata.signatureInfos.count))
+                }
                 metadata.signatureInfos.append(info)
             default:
                 try reader.skip(tag: tag)

@@ -26,7 +26,8 @@ enum KeyMessage {
         }
     }
 
-    /// Decodes the key message at `range`, naming the key (`export.bin keys[3]: ...`) in any error.
+    /// Decodes the key message at `range`; an error's context names the key (section `keys`, its index) and
+    /// the field.
     @inline(__always)
     static func read(
         _ buffer: UnsafeRawBufferPointer, _ range: Range<Int>, section: ENExportKeySection, index: Int
@@ -34,8 +35,7 @@ enum KeyMessage {
         do {
             return try read(buffer, range)
         } catch {
-            // The text naming the key is built only on failure: for every key it would cost more than decoding.
-            throw error.within("export.bin \(section.fieldName)[\(index)]")
+            throw error.adding(.init(section: section.fieldName, index: index))
         }
     }
 
@@ -88,16 +88,20 @@ enum KeyMessage {
                 try reader.skip(tag: tag)
             }
         }
-        guard let keyBytes else { throw .badFormat("key_data is missing") }
+        guard let keyBytes else { throw .badFormat("missing", context: .init(field: "key_data")) }
         guard keyBytes.count == ENTemporaryExposureKey.keyLength else {
-            throw .badFormat("key_data is \(keyBytes.count) bytes, expected \(ENTemporaryExposureKey.keyLength)")
+            throw .badFormat(
+                "\(keyBytes.count) bytes, expected \(ENTemporaryExposureKey.keyLength)",
+                context: .init(field: "key_data"))
         }
-        guard start >= 0 else { throw .badFormat("rolling_start_interval_number \(start) is negative") }
+        guard start >= 0 else {
+            throw .badFormat("\(start) is negative", context: .init(field: "rolling_start_interval_number"))
+        }
         guard period >= 1, period <= Int32(ENTemporaryExposureKey.defaultRollingPeriod) else {
-            throw .badFormat("rolling_period \(period) is outside 1...144")
+            throw .badFormat("\(period) is outside 1...144", context: .init(field: "rolling_period"))
         }
         guard risk >= 0, risk <= Int32(ENTemporaryExposureKey.transmissionRiskLevelRange.upperBound) else {
-            throw .badFormat("transmission_risk_level \(risk) is outside 0...8")
+            throw .badFormat("\(risk) is outside 0...8", context: .init(field: "transmission_risk_level"))
         }
         return ENTemporaryExposureKey(
             keyDataBytes: UnsafeRawBufferPointer(rebasing: buffer[keyBytes]),
@@ -107,17 +111,19 @@ enum KeyMessage {
     }
 
     /// Checks a key before it is written: `ENTemporaryExposureKey.validate()`, and a rolling start that fits
-    /// the file's `int32` field. Refusals are `badParameter` naming the key (`keys[3]: ...`).
+    /// the file's `int32` field. Refusals are `badParameter` with the key's section and index in their context
+    /// (and the field, as `validate()` names it).
     static func validateForWriting(
         _ key: ENTemporaryExposureKey, section: ENExportKeySection, index: Int
     ) throws(ENError) {
         do throws(ENError) {
             try key.validate()
             guard key.rollingStartNumber <= UInt32(Int32.max) else {
-                throw .badParameter("rolling start \(key.rollingStartNumber) does not fit an int32")
+                throw .badParameter(
+                    "\(key.rollingStartNumber) does not fit an int32", context: .init(field: "rollingStartNumber"))
             }
         } catch {
-            throw error.within("\(section.fieldName)[\(index)]")
+            throw error.adding(.init(section: section.fieldName, index: index))
         }
     }
 

@@ -3,9 +3,10 @@ import ENCore
 /// A protobuf wire-format reader over a byte buffer: the one decoder of `export.bin` and `export.sig`.
 ///
 /// It never reads past `end`, never trusts a length without checking it against the bytes left, and reports
-/// every malformation as `badFormat` with the byte offset. Its errors do not say which message they are in:
-/// the caller adds that (``ENError/within(_:)``), so that the hot path carries no context text. One-byte
-/// varints and tags, which are almost every value in an export file, take an inlined fast path.
+/// every malformation as `badFormat` with the byte offset, and the field's name in the error's context when it
+/// knows it. Which message, list and record the error is in, the caller adds with `ENError.adding(_:)` on the
+/// way out, so that the hot path builds no context. One-byte varints and tags, which are almost every value in an
+/// export file, take an inlined fast path.
 struct WireReader {
     let base: UnsafeRawBufferPointer
     var position: Int
@@ -24,9 +25,9 @@ struct WireReader {
         case varint = 0, fixed64 = 1, lengthDelimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5
     }
 
-    /// A malformation at the current position.
-    func malformed(_ reason: String) -> ENError {
-        .badFormat("\(reason) at byte \(position)")
+    /// A malformation at the current position, in `field` when it is known.
+    func malformed(_ reason: String, field: String? = nil) -> ENError {
+        .badFormat("\(reason) at byte \(position)", context: .init(field: field))
     }
 
     /// A varint of up to 64 bits.
@@ -135,7 +136,7 @@ struct WireReader {
     /// would file it among the unknown fields, and the field would silently take its default).
     func expect(_ tag: UInt32, _ expected: WireType, _ name: String) throws(ENError) {
         guard tag & 7 == UInt32(expected.rawValue) else {
-            throw malformed("field \(name) has wire type \(tag & 7), expected \(expected.rawValue)")
+            throw malformed("wire type \(tag & 7), expected \(expected.rawValue)", field: name)
         }
     }
 
@@ -149,7 +150,7 @@ struct WireReader {
     mutating func readString(_ name: String) throws(ENError) -> String {
         let range = try readLengthDelimited()
         guard let text = String(validating: UnsafeRawBufferPointer(rebasing: base[range]), as: UTF8.self) else {
-            throw malformed("field \(name) is not valid UTF-8")
+            throw malformed("not valid UTF-8", field: name)
         }
         return text
     }

@@ -69,7 +69,7 @@ struct ZipDirectory {
         let directoryEnd = directoryOffset + directorySize
         for index in 0..<entryCount {
             guard position + centralHeaderSize <= directoryEnd, u32(position) == Self.centralSignature else {
-                throw .badFormat("zip central directory entry \(index) is malformed")
+                throw .badFormat("zip central directory entry is malformed", context: .init(index: index))
             }
             let flags = u16(position + 8)
             let method = u16(position + 10)
@@ -82,22 +82,31 @@ struct ZipDirectory {
             let localOffset = Int(u32(position + 42))
             let next = position + centralHeaderSize + nameLength + extraLength + commentLength
             guard next <= directoryEnd else {
-                throw .badFormat("zip central directory entry \(index) runs past the directory")
+                throw .badFormat("zip central directory entry runs past the directory", context: .init(index: index))
             }
             let name = String(
                 decoding: UnsafeRawBufferPointer(
                     rebasing: bytes[(position + centralHeaderSize)..<(position + centralHeaderSize + nameLength)]),
                 as: UTF8.self)
-            guard flags & 1 == 0 else { throw .badFormat("zip entry \"\(name)\" is encrypted") }
+            guard flags & 1 == 0 else {
+                throw .badFormat(
+                    "zip entry is encrypted", context: .init(section: name, field: "general purpose bit flag"))
+            }
             guard method == 0 || method == 8 else {
-                throw .badFormat("zip entry \"\(name)\" uses compression method \(method); expected deflate or stored")
+                throw .badFormat(
+                    "zip entry uses compression method \(method); expected deflate or stored",
+                    context: .init(section: name, field: "compression method"))
             }
             guard localOffset + localHeaderSize <= count, u32(localOffset) == Self.localSignature else {
-                throw .badFormat("zip entry \"\(name)\" has no local header at offset \(localOffset)")
+                throw .badFormat(
+                    "zip entry has no local header at offset \(localOffset)",
+                    context: .init(section: name, field: "relative offset of local header"))
             }
             let dataOffset = localOffset + localHeaderSize + Int(u16(localOffset + 26)) + Int(u16(localOffset + 28))
             guard dataOffset + Int(compressedSize) <= count, u16(localOffset + 8) == method else {
-                throw .badFormat("zip entry \"\(name)\" (\(compressedSize) compressed bytes) runs past the archive")
+                throw .badFormat(
+                    "zip entry (\(compressedSize) compressed bytes) runs past the archive",
+                    context: .init(section: name, field: "compressed size"))
             }
             entries.append(
                 Entry(

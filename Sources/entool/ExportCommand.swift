@@ -83,11 +83,7 @@ struct ExportCommand: ParsableCommand {
                 let ext = base.pathExtension.isEmpty ? "zip" : base.pathExtension
                 url = base.deletingLastPathComponent().appendingPathComponent("\(stem)-\(index + 1).\(ext)")
             }
-            do {
-                try archive.write(to: url)
-            } catch {
-                throw EntoolFailure.badInput(error.reason)
-            }
+            try archive.write(to: url)
             let metadata = try archive.keyScanner()
             files.append(
                 .init(

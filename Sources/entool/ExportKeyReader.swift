@@ -17,11 +17,20 @@ struct ExportKeyLists {
 /// given twice is refused.
 ///
 /// The file is read in chunks and parsed byte by byte into keys, so memory holds the keys and one chunk, not
-/// the text. Errors name the file, line and column, the key (`keys[3]`) and the member: `badFormat` for
-/// syntax, a wrong type, or a missing or repeated member; `badParameter` for a value out of range.
+/// the text. An error's context names the file, the list and the key's index in it (`keys[3]`) and the
+/// member (`field`); its reason has the line and column: `badFormat` for syntax, a wrong type, or a missing or
+/// repeated member; `badParameter` for a value out of range.
 enum ExportKeyReader {
     /// Reads the keys of the file at `path`.
     static func read(path: String) throws(ENError) -> ExportKeyLists {
+        do {
+            return try readLists(path: path)
+        } catch {
+            throw error.adding(.init(file: URL(fileURLWithPath: path).lastPathComponent))
+        }
+    }
+
+    private static func readLists(path: String) throws(ENError) -> ExportKeyLists {
         var input = try JSONInput(path: path)
         var lists = ExportKeyLists()
         switch try input.skipWhitespace() {
@@ -60,10 +69,11 @@ enum ExportKeyReader {
         return lists
     }
 
-    /// An array of KEY objects; `list` names it in errors.
+    /// An array of KEY objects; `list` is the section of errors' context, each key's position its index.
     private static func readKeys(_ input: inout JSONInput, list: String) throws(ENError) -> [ENTemporaryExposureKey] {
         guard try input.skipWhitespace() == UInt8(ascii: "[") else {
-            throw input.error("\(list) must be an array of keys, got \(try input.nextValueKind())")
+            throw input.error(
+                "must be an array of keys, got \(try input.nextValueKind())", context: .init(section: list))
         }
         input.advance()
         var keys: [ENTemporaryExposureKey] = []
@@ -71,18 +81,17 @@ enum ExportKeyReader {
             input.advance()
             return keys
         }
-        repeat {
-            keys.append(try readKey(&input, name: KeyName(list: list, index: keys.count)))
-        } while try input.endOfMember(closing: UInt8(ascii: "]"), "',' or ']' after \(list)[\(keys.count - 1)]")
+        var more = true
+        while more {
+            let index = keys.count
+            do throws(ENError) {
+                keys.append(try readKey(&input))
+                more = try input.endOfMember(closing: UInt8(ascii: "]"), "',' or ']' after a key")
+            } catch {
+                throw error.adding(.init(section: list, index: index))
+            }
+        }
         return keys
-    }
-
-    /// How errors name a key: `keys[3]`. Its text is built only when an error needs it.
-    private struct KeyName {
-        var list: String
-        var index: Int
-
-        var text: String { "\(list)[\(index)]" }
     }
 
     /// The members of a KEY object, as they are read.
@@ -98,9 +107,10 @@ enum ExportKeyReader {
         var given: UInt32 = 0
     }
 
-    private static func readKey(_ input: inout JSONInput, name: KeyName) throws(ENError) -> ENTemporaryExposureKey {
+    /// One KEY object; the caller adds which key it is to an error's context.
+    private static func readKey(_ input: inout JSONInput) throws(ENError) -> ENTemporaryExposureKey {
         guard try input.skipWhitespace() == UInt8(ascii: "{") else {
-            throw input.error("\(name.text) must be an object, got \(try input.nextValueKind())")
+            throw input.error("must be an object, got \(try input.nextValueKind())")
         }
         input.advance()
         var members = KeyMembers()
@@ -108,12 +118,15 @@ enum ExportKeyReader {
             input.advance()
         } else {
             repeat {
-                try readKeyMember(&input, into: &members, name: name)
-            } while try input.endOfMember(closing: UInt8(ascii: "}"), "',' or '}' in \(name.text)")
+                try readKeyMember(&input, into: &members)
+            } while try input.endOfMember(closing: UInt8(ascii: "}"), "',' or '}' in a key")
         }
-        guard let keyData = members.keyData else { throw input.error("\(name.text) has no keyData") }
+        guard let keyData = members.keyData else {
+            throw input.error("the key has no keyData", context: .init(field: "keyData"))
+        }
         guard let start = members.rollingStartIntervalNumber else {
-            throw input.error("\(name.text) has no rollingStartIntervalNumber")
+            throw input.error(
+                "the key has no rollingStartIntervalNumber", context: .init(field: "rollingStartIntervalNumber"))
         }
         // Every value was range-checked as it was read, so the key is valid (ENTemporaryExposureKey.validate()).
         return withUnsafeBytes(of: (keyData.low.littleEndian, keyData.high.littleEndian)) { bytes in
@@ -128,52 +141,50 @@ enum ExportKeyReader {
         }
     }
 
-    private static func readKeyMember(
-        _ input: inout JSONInput, into members: inout KeyMembers, name: KeyName
-    ) throws(ENError) {
-        let member = try readMemberName(&input, in: name.text)
+    private static func readKeyMember(_ input: inout JSONInput, into members: inout KeyMembers) throws(ENError) {
+        let member = try readMemberName(&input, in: "a key")
         /// Records that member number `bit` was given, refusing a repeat.
         func once(_ bit: Int, _ text: String) throws(ENError) {
-            guard members.given & (1 << bit) == 0 else { throw input.error("\(name.text) has \(text) twice") }
+            guard members.given & (1 << bit) == 0 else {
+                throw input.error("given twice", context: .init(field: text))
+            }
             members.given |= 1 << bit
         }
         switch member {
         case MemberName.keyData:
             try once(0, "keyData")
-            members.keyData = try readKeyData(&input, name: name)
+            members.keyData = try readKeyData(&input)
         case MemberName.rollingStartIntervalNumber:
             try once(1, "rollingStartIntervalNumber")
             members.rollingStartIntervalNumber = try readInteger(
-                &input, name, "rollingStartIntervalNumber", 0...Int64(Int32.max),
+                &input, "rollingStartIntervalNumber", 0...Int64(Int32.max),
                 "an interval number 0...2147483647 (export files carry an int32)", nullable: false)
         case MemberName.rollingPeriod:
             try once(2, "rollingPeriod")
-            members.rollingPeriod = try readInteger(&input, name, "rollingPeriod", 1...144, "1...144 intervals")
+            members.rollingPeriod = try readInteger(&input, "rollingPeriod", 1...144, "1...144 intervals")
         case MemberName.transmissionRiskLevel:
             try once(3, "transmissionRiskLevel")
-            members.transmissionRiskLevel = try readInteger(&input, name, "transmissionRiskLevel", 0...8, "0...8")
+            members.transmissionRiskLevel = try readInteger(&input, "transmissionRiskLevel", 0...8, "0...8")
         case MemberName.reportType:
             try once(4, "reportType")
-            members.reportType = try readInteger(&input, name, "reportType", 0...5, "0...5")
+            members.reportType = try readInteger(&input, "reportType", 0...5, "0...5")
         case MemberName.daysSinceOnsetOfSymptoms:
             try once(5, "daysSinceOnsetOfSymptoms")
             members.daysSinceOnsetOfSymptoms = try readInteger(
-                &input, name, "daysSinceOnsetOfSymptoms", -14...14, "-14...14")
+                &input, "daysSinceOnsetOfSymptoms", -14...14, "-14...14")
         case MemberName.variantOfConcern:
             try once(6, "variantOfConcern")
-            members.variantOfConcern = try readInteger(&input, name, "variantOfConcern", 0...4, "0...4")
+            members.variantOfConcern = try readInteger(&input, "variantOfConcern", 0...4, "0...4")
         default:
             try input.skipValue(depth: 3)
         }
     }
 
     /// `keyData`: 32 hex digits, read straight into the key's two words.
-    private static func readKeyData(_ input: inout JSONInput, name: KeyName) throws(ENError) -> (
-        low: UInt64, high: UInt64
-    ) {
+    private static func readKeyData(_ input: inout JSONInput) throws(ENError) -> (low: UInt64, high: UInt64) {
         guard try input.skipWhitespace() == UInt8(ascii: "\"") else {
             throw input.error(
-                "\(name.text).keyData must be a string of 32 hex digits, got \(try input.nextValueKind())")
+                "must be a string of 32 hex digits, got \(try input.nextValueKind())", context: .init(field: "keyData"))
         }
         let start = input.offset + 1
         input.advance()
@@ -199,15 +210,15 @@ enum ExportKeyReader {
         guard valid, count == 32 else {
             let text = input.excerpt(from: start).prefix { $0 != "\"" }
             throw input.error(
-                "\(name.text).keyData must be 16 bytes as 32 hex digits, got '\(text)\(count > 40 ? "..." : "")'",
-                code: .badParameter)
+                "must be 16 bytes as 32 hex digits, got '\(text)\(count > 40 ? "..." : "")'", code: .badParameter,
+                context: .init(field: "keyData"))
         }
         return words
     }
 
     /// An integer member in `range` (`null` reads as absent when `nullable`).
     private static func readInteger(
-        _ input: inout JSONInput, _ name: KeyName, _ member: String, _ range: ClosedRange<Int64>,
+        _ input: inout JSONInput, _ member: String, _ range: ClosedRange<Int64>,
         _ rangeText: String, nullable: Bool = true
     ) throws(ENError) -> Int64? {
         switch try input.skipWhitespace() ?? 0 {
@@ -215,14 +226,16 @@ enum ExportKeyReader {
             let start = input.offset
             guard let value = try input.readInteger(in: range) else {
                 let text = input.excerpt(from: start).prefix { "+-.0123456789eE".contains($0) }
-                throw input.error("\(name.text).\(member) must be \(rangeText), got \(text)", code: .badParameter)
+                throw input.error(
+                    "must be \(rangeText), got \(text)", code: .badParameter, context: .init(field: member))
             }
             return value
         case UInt8(ascii: "n") where nullable:
             _ = try input.skipNull()
             return nil
         default:
-            throw input.error("\(name.text).\(member) must be \(rangeText), got \(try input.nextValueKind())")
+            throw input.error(
+                "must be \(rangeText), got \(try input.nextValueKind())", context: .init(field: member))
         }
     }
 

@@ -45,7 +45,7 @@ enum SwiftProtobufOracle {
         let days = Int(message.daysSinceOnsetOfSymptoms)
         return ENTemporaryExposureKey(
             keyData: message.keyData,
-            rollingStartNumber: ENIntervalNumber(rawValue: UInt32(message.rollingStartIntervalNumber)),
+            rollingStartNumber: ENIntervalNumber(message.rollingStartIntervalNumber),
             rollingPeriod: UInt32(message.rollingPeriod),
             transmissionRiskLevel: UInt8(message.transmissionRiskLevel),
             diagnosisReportType: ENDiagnosisReportType(rawValue: UInt32(message.reportType.rawValue))!,
@@ -114,7 +114,7 @@ enum SwiftProtobufOracle {
         var message = PB_TemporaryExposureKey()
         message.keyData = key.keyData
         message.transmissionRiskLevel = Int32(key.transmissionRiskLevel)
-        message.rollingStartIntervalNumber = Int32(key.rollingStartNumber.rawValue)
+        message.rollingStartIntervalNumber = Int32(key.rollingStartNumber)
         message.rollingPeriod = Int32(key.rollingPeriod)
         if key.diagnosisReportType != .unknown {
             message.reportType = .init(rawValue: Int(key.diagnosisReportType.rawValue))!

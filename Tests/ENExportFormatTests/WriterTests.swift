@@ -309,26 +309,27 @@ struct WriterTests {
         #expect(try trustsPrevious.verify(archive) == .unknownKey(current.signatureInfo))
     }
 
-    @Test("invalid keys and parameters are refused with badParameter, naming the problem")
+    @Test("invalid keys and parameters are refused with badParameter, naming the key and field")
     func refusesBadParameters() throws {
         let signer = try ensSigner()
         let good = ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 2_650_000)
-        let cases: [(ENExportWriter, [ENTemporaryExposureKey], String)] = [
-            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: []), [good], "signer"),
+        let cases: [(ENExportWriter, [ENTemporaryExposureKey], ENError.Context)] = [
+            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: []), [good], .init()),
             (
                 ENExportWriter(
                     region: "US", startTimestamp: 0, endTimestamp: 1, signers: Array(repeating: signer, count: 11)),
-                [good], "at most 10"
+                [good], .init()
             ),
-            (ENExportWriter(region: "US", startTimestamp: 5, endTimestamp: 1, signers: [signer]), [good], "after"),
+            (ENExportWriter(region: "US", startTimestamp: 5, endTimestamp: 1, signers: [signer]), [good], .init()),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
-                [good, ENTemporaryExposureKey(keyData: Data(count: 15), rollingStartNumber: 1)], "keys[1]"
+                [good, ENTemporaryExposureKey(keyData: Data(count: 15), rollingStartNumber: 1)],
+                .init(section: "keys", index: 1, field: "keyData")
             ),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
                 [ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)],
-                "rollingPeriod"
+                .init(section: "keys", index: 0, field: "rollingPeriod")
             ),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
@@ -336,17 +337,26 @@ struct WriterTests {
                     ENTemporaryExposureKey(
                         keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(0x8000_0000))
                 ],
-                "int32"
+                .init(section: "keys", index: 0, field: "rollingStartNumber")
             ),
         ]
-        for (writer, keys, reason) in cases {
+        for (writer, keys, context) in cases {
             do {
                 _ = try writer.archives(keys: keys)
-                Issue.record("expected a refusal mentioning \(reason)")
+                Issue.record("expected a refusal at \(context)")
             } catch {
                 #expect(error.code == .badParameter)
-                #expect(error.description.contains(reason), "\(error)")
+                #expect(error.context == context, "\(error)")
             }
+        }
+        // A revised key is named in its own section.
+        let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer])
+        let bad = ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 0)
+        #expect(throws: ENError(.badParameter)) { try writer.archives(keys: [good], revisedKeys: [good, bad]) }
+        do {
+            _ = try writer.archives(keys: [good], revisedKeys: [good, bad])
+        } catch {
+            #expect(error.context == .init(section: "revised_keys", index: 1, field: "rollingPeriod"))
         }
         #expect(throws: ENError.self) { try ENExportArchive(exportBinary: Data(), signatureFile: nil).zipData() }
     }

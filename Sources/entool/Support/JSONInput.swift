@@ -4,8 +4,9 @@ import Foundation
 /// A strict JSON reader over a file, read in chunks: memory stays at one chunk whatever the file's size.
 ///
 /// It reads RFC 8259 JSON token by token for a caller that knows the shape it expects (``ExportKeyReader``),
-/// and reports every error as `ENError.Code.badFormat` naming the file, the line and the column (in bytes):
-/// `keys.json line 12, column 5: expected ',' or '}' ...`. Nesting deeper than 64 levels is refused.
+/// and reports every error as `ENError.Code.badFormat` with the line and the column (in bytes) in its reason:
+/// `line 12, column 5: expected ',' or '}' ...`; the caller adds the file and the record to its context.
+/// Nesting deeper than 64 levels is refused.
 struct JSONInput: ~Copyable {
     /// The path, for messages.
     let path: String
@@ -74,9 +75,11 @@ struct JSONInput: ~Copyable {
     /// The file offset of the next byte.
     var offset: Int { bufferOffset + position }
 
-    /// An error at the current position: `badFormat` unless told otherwise.
-    func error(_ reason: String, code: ENError.Code = .badFormat) -> ENError {
-        ENError(code, "\(path) line \(line), column \(offset - lineStart + 1): \(reason)")
+    /// An error at the current position (`line L, column C: reason`): `badFormat` unless told otherwise.
+    func error(
+        _ reason: String, code: ENError.Code = .badFormat, context: ENError.Context = ENError.Context()
+    ) -> ENError {
+        ENError(code, "line \(line), column \(offset - lineStart + 1): \(reason)", context: context)
     }
 
     /// Up to 40 bytes of the file from `offset`, as text, for a message (read again from the file, which the
@@ -115,10 +118,13 @@ struct JSONInput: ~Copyable {
     }
 
     /// `, found 'x'` (or `, found the end of the file`) for the next byte, for messages.
-    mutating func found() -> String {
-        guard let byte = try? peek() else { return ", found the end of the file" }
+    mutating func found() -> String { ", found " + nextByteDescription() }
+
+    /// `'x'`, `byte 0x01` or `the end of the file`: the next byte, for messages.
+    mutating func nextByteDescription() -> String {
+        guard let byte = try? peek() else { return "the end of the file" }
         return byte < 0x20 || byte >= 0x7F
-            ? String(format: ", found byte 0x%02x", byte) : ", found '\(Character(Unicode.Scalar(byte)))'"
+            ? String(format: "byte 0x%02x", byte) : "'\(Character(Unicode.Scalar(byte)))'"
     }
 
     /// Consumes `literal` (the rest of `true`, `false` or `null` after its first byte).
@@ -150,7 +156,7 @@ struct JSONInput: ~Copyable {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): "a boolean"
         case UInt8(ascii: "n"): "null"
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): "a number"
-        default: String(found().dropFirst(", found ".count))
+        default: nextByteDescription()
         }
     }
 
