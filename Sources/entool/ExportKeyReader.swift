@@ -192,6 +192,12 @@ enum ExportKeyReader {
         var count = 0
         var valid = true
         try input.readString { run in
+            // The common case: all 32 digits in one run, decoded without a branch per digit.
+            if count == 0, run.count == 32, let decoded = decodeHex32(run) {
+                words = decoded
+                count = 32
+                return
+            }
             for byte in run {
                 if count < 32, let nibble = JSONInput.hexValue(byte) {
                     // Digit i is byte i / 2 of the key (high nibble first); byte j sits at bit 8 * j of its word.
@@ -214,6 +220,34 @@ enum ExportKeyReader {
                 context: .init(field: "keyData"))
         }
         return words
+    }
+
+    /// 32 hex digits (either case) as the key's two words (byte j at bit 8 * j, high nibble first), or nil when
+    /// one is not a hex digit.
+    @inline(__always)
+    private static func decodeHex32(_ digits: UnsafeRawBufferPointer) -> (low: UInt64, high: UInt64)? {
+        var invalid = false
+        var words: (low: UInt64, high: UInt64) = (0, 0)
+        for index in 0..<16 {
+            let high = digits[2 * index]
+            let low = digits[2 * index + 1]
+            invalid = invalid || !isHexDigit(high) || !isHexDigit(low)
+            let byte = UInt64(nibble(high) << 4 | nibble(low)) << (UInt64(index & 7) * 8)
+            if index < 8 { words.low |= byte } else { words.high |= byte }
+        }
+        return invalid ? nil : words
+    }
+
+    /// Whether `byte` is `0-9`, `a-f` or `A-F`.
+    @inline(__always)
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
+    }
+
+    /// The value of a hex digit already checked by ``isHexDigit(_:)``: the low four bits, plus 9 for letters.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt8 {
+        (byte & 0x0F) &+ 9 &* (byte >> 6)
     }
 
     /// An integer member in `range` (`null` reads as absent when `nullable`).

@@ -125,6 +125,14 @@ struct ExportCommandTests {
         // which entool prints before the reason: `error: <code>: <context>: <reason>`.
         let cases: [(json: String, code: String, context: String)] = [
             (#"[{"keyData": "00112233", "rollingStartIntervalNumber": 1}]"#, "badParameter", "keys[0].keyData"),
+            (
+                #"[{"keyData": "00112233445566778899aabbccddeefg", "rollingStartIntervalNumber": 1}]"#, "badParameter",
+                "keys[0].keyData"
+            ),
+            (
+                #"[{"keyData": "0011223344556677889/aabbccddeeff", "rollingStartIntervalNumber": 1}]"#, "badParameter",
+                "keys[0].keyData"
+            ),
             ("[{\(good), \"rollingPeriod\": 0}]", "badParameter", "keys[0].rollingPeriod"),
             ("[{\(good)}, {\(good), \"rollingPeriod\": 145}]", "badParameter", "keys[1].rollingPeriod"),
             (
