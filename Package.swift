@@ -79,6 +79,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks"
@@ -111,7 +112,10 @@ let package = Package(
         .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer", "ENTestSupport"]),
         .testTarget(
             name: "ExposureNotificationKitTests",
-            dependencies: ["ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENTestSupport"]
+            dependencies: [
+                "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
+                "ENTestSupport",
+            ]
         ),
         .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
     ]

@@ -18,7 +18,7 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
         .init { store, db in
             for (offset, key) in keys.enumerated() {
                 do throws(ENError) { try key.validate() } catch {
-                    throw ENError.badParameter("posted key \(offset): \(error.reason)")
+                    throw error.adding(ENError.Context(section: "posted keys", index: offset))
                 }
             }
             let statement = try db.cachedStatement(

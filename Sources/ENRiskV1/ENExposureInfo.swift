@@ -2,7 +2,7 @@ public import ENCore
 public import Foundation
 
 /// The version 1 result for one matched key (Apple's `ENExposureInfo`).
-public struct ENExposureInfo: Hashable, Sendable {
+public struct ENExposureInfo: Hashable, Sendable, Codable {
     /// Seconds spent in each attenuation bucket, `<= X`, `(X, Y]`, `> Y` (and `(Y, Z]`, `> Z` with three
     /// thresholds), each rounded up to a whole minute and capped at 1800 seconds.
     ///

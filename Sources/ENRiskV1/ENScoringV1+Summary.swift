@@ -8,7 +8,7 @@ extension ENScoringV1 {
     /// version 2 mode) and `daySummaries` (version 2). The two scoring modules may not import each other, so this
     /// module owns the version 1 part and the facade's `ENExposureDetectionSummary` combines it with the day
     /// summaries of ENRiskV2.
-    public struct Summary: Hashable, Sendable {
+    public struct Summary: Hashable, Sendable, Codable {
         /// The number of keys with at least one match, counted before any risk filtering.
         public var matchedKeyCount: UInt64
         /// Whole days from the most recent exposure (of all matches, filtered or not) to "now"; 0 without matches.

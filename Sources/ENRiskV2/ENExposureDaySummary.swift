@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// A per-type item is nil when the day has no scored window of that type (Apple; Google's `DailySummary` gives
 /// zero-filled data for every type instead).
-public struct ENExposureDaySummary: Hashable, Sendable {
+public struct ENExposureDaySummary: Hashable, Sendable, Codable {
     /// The UTC midnight that starts the day.
     public var date: Date
     /// All of the day's scored windows.

@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// Every value is in seconds and rounded up to a whole minute, as Apple's framework returns it (Google's
 /// `ExposureSummaryData` keeps the unrounded doubles).
-public struct ENExposureSummaryItem: Hashable, Sendable {
+public struct ENExposureSummaryItem: Hashable, Sendable, Codable {
     /// The highest window score: weighted duration times the report-type and infectiousness weights.
     public var maximumScore: Double
     /// The sum of the window scores.

@@ -2,7 +2,7 @@ public import ENCore
 public import Foundation
 
 /// Up to 30 minutes during which advertisements of one diagnosis key were received (Apple's `ENExposureWindow`).
-public struct ENExposureWindow: Hashable, Sendable {
+public struct ENExposureWindow: Hashable, Sendable, Codable {
     /// The receiving device's calibration confidence (the lowest during the window).
     public var calibrationConfidence: ENCalibrationConfidence
     /// The UTC midnight that starts the day of the window's first scan.

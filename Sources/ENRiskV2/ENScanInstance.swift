@@ -1,7 +1,7 @@
 public import ENCore
 
 /// The aggregated attenuations of one key's advertisements received during one scan (Apple's `ENScanInstance`).
-public struct ENScanInstance: Hashable, Sendable {
+public struct ENScanInstance: Hashable, Sendable, Codable {
     /// The smallest attenuation of the key's advertisements received during the scan.
     public var minimumAttenuation: ENAttenuation
     /// The aggregate attenuation of the scan: the rounded mean, in dB. Version 2 scoring buckets by this value.

@@ -37,7 +37,19 @@ package final class ENCompletionGate: Sendable {
         _ operation: @escaping @Sendable () async throws(ENError) -> Value
     ) async throws(ENError) -> Value {
         let once = ResumeOnce<Value>()
-        let result: Result<Value, ENError> = await withCheckedContinuation { continuation in
+        let result: Result<Value, ENError> = await withTaskCancellationHandler {
+            await started(once, operation)
+        } onCancel: {
+            once.cancelOperation()
+        }
+        return try result.get()
+    }
+
+    /// Starts `operation` in a task of its own and waits for it, or for an invalidation.
+    private func started<Value: Sendable>(
+        _ once: ResumeOnce<Value>, _ operation: @escaping @Sendable () async throws(ENError) -> Value
+    ) async -> Result<Value, ENError> {
+        await withCheckedContinuation { continuation in
             once.set(continuation)
             let id: UInt64? = state.withLock { state in
                 guard !state.invalidated else { return nil }
@@ -61,7 +73,6 @@ package final class ENCompletionGate: Sendable {
             }
             once.onInvalidation { task.cancel() }
         }
-        return try result.get()
     }
 
     /// Runs `operation` and delivers its result to `completion` on the queue, exactly once; see the type.
@@ -141,8 +152,18 @@ private final class ResumeOnce<Value: Sendable>: Sendable {
         var continuation: CheckedContinuation<Result<Value, ENError>, Never>?
         var cancel: (@Sendable () -> Void)?
         var done = false
+        var cancelRequested = false
     }
     private let state = Mutex(State())
+
+    /// Cancels the operation's task (now, or as soon as it is known): the caller's task was cancelled.
+    func cancelOperation() {
+        let cancel: (@Sendable () -> Void)? = state.withLock { state in
+            state.cancelRequested = true
+            return state.cancel
+        }
+        cancel?()
+    }
 
     func set(_ continuation: CheckedContinuation<Result<Value, ENError>, Never>) {
         state.withLock { $0.continuation = continuation }
@@ -150,7 +171,7 @@ private final class ResumeOnce<Value: Sendable>: Sendable {
 
     func onInvalidation(_ cancel: @escaping @Sendable () -> Void) {
         let runNow: Bool = state.withLock { state in
-            if state.done { return true }
+            if state.done || state.cancelRequested { return true }
             state.cancel = cancel
             return false
         }

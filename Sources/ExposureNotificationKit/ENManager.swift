@@ -1,5 +1,7 @@
 public import ENCore
 internal import ENCrypto
+public import ENRiskV1
+public import ENRiskV2
 internal import ENStore
 public import Foundation
 internal import Synchronization
@@ -59,6 +61,8 @@ public final class ENManager: ExposureManaging {
     private let state = Mutex(State())
     private let gate = ENCompletionGate()
     private let storage: FrameworkStorage
+    /// Tells this manager's summaries from other managers'.
+    private let instanceID = UUID()
 
     /// Creates a manager on ``ENEnvironment/default``, as Apple's `ENManager()`.
     public convenience init() {
@@ -317,6 +321,137 @@ public final class ENManager: ExposureManaging {
                 throw ENError(.travelStatusNotAvailable, "the travel status is not available")
             }
             return await travelStatus()
+        }
+    }
+
+    // MARK: Detection
+
+    /// Detects exposures in the key files at `diagnosisKeyURLs` and the keys cached from earlier detections.
+    ///
+    /// The files are zips holding `export.bin` and `export.sig`, or `.bin` and `.sig` files passed as pairs
+    /// with the same base name. Every file is verified against ``ENEnvironment/trustedKeys`` before any key is
+    /// used (the first signature decides, as on iOS); the same `export.bin` given twice, or already cached,
+    /// counts once. Then the keys of the new files and of the files cached in the last 14 days are streamed
+    /// into the matcher against the retained sightings, and scored by the API version: version 1 fills the
+    /// summary's version 1 properties and keeps the ``ENExposureInfo``s for ``getExposureInfo(summary:userExplanation:)``;
+    /// version 2 fills ``ENExposureDetectionSummary/daySummaries`` and keeps the windows for
+    /// ``getExposureWindows(summary:)``. The result, the new files (cached for 14 days) and a rate-limit entry
+    /// are stored in one transaction: a detection that fails or is cancelled stores nothing.
+    ///
+    /// An empty list is no error: the detection covers the cached keys only, is stored as a detection and
+    /// counts toward the rate limit (earlier results stay).
+    ///
+    /// - Throws: `apiMisuse` before activation; `notAuthorized` or `notEnabled` when Exposure Notification is
+    ///   not authorized or not enabled; `rateLimited` when the limit of ``ENLimits`` is reached (checked before
+    ///   any work); `badParameter` for an invalid configuration or a `.bin` without its `.sig` (or the
+    ///   reverse), naming the file; `badFormat` for a file that is no export file or does not verify (context
+    ///   section `export.sig`), naming it; `invalidated` when cancelled or invalidated.
+    public func detectExposures(
+        configuration: ENExposureConfiguration, diagnosisKeyURLs: [URL]
+    ) async throws(ENError) -> ENExposureDetectionSummary {
+        try await activated { () async throws(ENError) in
+            try self.requireDetectionAllowed()
+            let files = try DiagnosisKeyFile.group(diagnosisKeyURLs)
+            return try await self.runDetection(configuration: configuration, files: files)
+        }
+    }
+
+    /// Detects exposures in the keys cached from the detections of the last 14 days: the same as
+    /// ``detectExposures(configuration:diagnosisKeyURLs:)`` with no URLs. API version 2 only, as on iOS.
+    ///
+    /// - Throws: `apiMisuse` with API version 1; otherwise as ``detectExposures(configuration:diagnosisKeyURLs:)``.
+    public func detectExposures(
+        configuration: ENExposureConfiguration
+    ) async throws(ENError) -> ENExposureDetectionSummary {
+        try await activated { () async throws(ENError) in
+            guard self.environment.apiVersion == .version2 else {
+                throw ENError(.apiMisuse, "detectExposures(configuration:) needs ENAPIVersion 2")
+            }
+            try self.requireDetectionAllowed()
+            return try await self.runDetection(configuration: configuration, files: [])
+        }
+    }
+
+    /// The exposure windows of the detection that returned `summary`: one per key and up to 30 minutes of
+    /// scans, for every matched key whose report type and infectiousness count (windows with infectiousness
+    /// `none`, or a report type that maps to `unknown`, are left out; the score filters are not applied).
+    ///
+    /// - Throws: `apiMisuse` with API version 1 or for a version 1 summary; `badParameter` for a summary that
+    ///   this manager did not return, or whose detection expired (after 14 days).
+    public func getExposureWindows(summary: ENExposureDetectionSummary) async throws(ENError) -> [ENExposureWindow] {
+        try await activated { () async throws(ENError) in
+            guard self.environment.apiVersion == .version2 else {
+                throw ENError(.apiMisuse, "getExposureWindows needs ENAPIVersion 2")
+            }
+            return try self.storedDetection(for: summary, version: .version2).exposureWindows
+        }
+    }
+
+    /// The exposures of the detection that returned `summary`, one per matched key that passes the
+    /// configuration's minimum risk scores; `userExplanation` goes to the environment's notification sink.
+    ///
+    /// - Throws: `apiMisuse` with API version 2 or for a version 2 summary; `badParameter` for a summary that
+    ///   this manager did not return, or whose detection expired (after 14 days).
+    public func getExposureInfo(
+        summary: ENExposureDetectionSummary, userExplanation: String
+    ) async throws(ENError) -> [ENExposureInfo] {
+        try await activated { () async throws(ENError) in
+            guard self.environment.apiVersion == .version1 else {
+                throw ENError(.apiMisuse, "getExposureInfo needs ENAPIVersion 1; use getExposureWindows")
+            }
+            let infos = try self.storedDetection(for: summary, version: .version1).exposureInfo
+            self.environment.notifications.notifyUser(userExplanation)
+            return infos
+        }
+    }
+
+    /// Runs a detection on a thread of its own (it is CPU-bound for seconds), cancelled with the calling task.
+    private func runDetection(
+        configuration: ENExposureConfiguration, files: [DiagnosisKeyFile]
+    ) async throws(ENError) -> ENExposureDetectionSummary {
+        let flag = CancellationFlag()
+        let detector = ExposureDetector(
+            environment: environment, store: try storage.store(), managerID: instanceID,
+            isCancelled: { flag.isCancelled })
+        let result: Result<ENExposureDetectionSummary, ENError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .utility).async {
+                    do throws(ENError) {
+                        continuation.resume(
+                            returning: .success(try detector.detect(configuration: configuration, files: files)))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                }
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+        return try result.get()
+    }
+
+    /// The stored detection behind `summary`.
+    private func storedDetection(
+        for summary: ENExposureDetectionSummary, version: ENAPIVersion
+    ) throws(ENError) -> StoredDetection {
+        guard let origin = summary.origin, origin.manager == instanceID else {
+            throw ENError(.badParameter, "the summary was not returned by this manager's detectExposures")
+        }
+        guard origin.apiVersion == version else {
+            throw ENError(.apiMisuse, "the summary is from a detection with ENAPIVersion \(origin.apiVersion.rawValue)")
+        }
+        let stored = try storage.store().read(.detections(as: StoredDetection.self, kind: StoredDetection.kind))
+        guard let detection = stored.first(where: { $0.id == origin.detectionID }) else {
+            throw ENError(.badParameter, "the summary's detection is no longer stored (older than 14 days)")
+        }
+        return detection.result
+    }
+
+    /// Detection needs an authorized app with Exposure Notification enabled.
+    private func requireDetectionAllowed() throws(ENError) {
+        try requireAuthorization()
+        guard try storage.managerState().exposureNotificationEnabled else {
+            throw ENError(.notEnabled, "Exposure Notification is not enabled")
         }
     }
 

@@ -1,4 +1,6 @@
 public import ENCore
+public import ENRiskV1
+public import ENRiskV2
 public import Foundation
 
 /// What an app's exposure code uses: the operations and state of Apple's `ENManager`, as a protocol, so that the
@@ -50,6 +52,23 @@ public protocol ExposureManaging: AnyObject, Sendable {
     func requestPreAuthorizedDiagnosisKeys() async throws(ENError)
     /// Whether the user traveled in the exposure period.
     func getUserTraveled() async throws(ENError) -> Bool
+
+    /// Detects exposures in the key files at `diagnosisKeyURLs` (zips, or `.bin` and `.sig` pairs with the same
+    /// base name) together with the keys cached from earlier detections of the last 14 days. An empty list is
+    /// a detection over the cached keys. Cancelling the calling task ends it with `ENError.Code.invalidated`
+    /// and nothing stored.
+    func detectExposures(
+        configuration: ENExposureConfiguration, diagnosisKeyURLs: [URL]
+    ) async throws(ENError) -> ENExposureDetectionSummary
+    /// Detects exposures in the keys cached from earlier detections of the last 14 days (API version 2).
+    func detectExposures(configuration: ENExposureConfiguration) async throws(ENError) -> ENExposureDetectionSummary
+    /// The exposure windows of the detection that returned `summary` (API version 2).
+    func getExposureWindows(summary: ENExposureDetectionSummary) async throws(ENError) -> [ENExposureWindow]
+    /// The exposures of the detection that returned `summary` (API version 1); `userExplanation` is shown to
+    /// the user in a notification.
+    func getExposureInfo(
+        summary: ENExposureDetectionSummary, userExplanation: String
+    ) async throws(ENError) -> [ENExposureInfo]
 
     /// Runs `operation` and hands its result to `completion` on ``dispatchQueue``, exactly once: the operation's
     /// result, or `ENError.Code.invalidated` when ``invalidate()`` comes first. Nothing is delivered after the

@@ -30,6 +30,12 @@ public final class ScriptedExposureManager: ExposureManaging {
         case requestPreAuthorizedDiagnosisKeys
         /// `getUserTraveled`.
         case getUserTraveled
+        /// `detectExposures(configuration:diagnosisKeyURLs:)` and `detectExposures(configuration:)`.
+        case detectExposures
+        /// `getExposureWindows(summary:)`.
+        case getExposureWindows
+        /// `getExposureInfo(summary:userExplanation:)`.
+        case getExposureInfo
     }
 
     /// What the double answers.
@@ -51,13 +57,24 @@ public final class ScriptedExposureManager: ExposureManaging {
         /// An error an operation throws (each time it is called, before any other rule applies except the call
         /// order), by operation.
         public var errors: [Operation: ENError]
+        /// What every detection returns.
+        public var detectionSummary: ENExposureDetectionSummary
+        /// What `getExposureWindows(summary:)` returns.
+        public var exposureWindows: [ENExposureWindow]
+        /// What `getExposureInfo(summary:userExplanation:)` returns.
+        public var exposureInfo: [ENExposureInfo]
 
         /// Creates a script; by default the user consents and has no keys.
         public init(
             authorizationStatus: ENAuthorizationStatus = .unknown, userConsents: Bool = true, bluetoothOn: Bool = true,
             diagnosisKeys: [ENTemporaryExposureKey] = [], testDiagnosisKeys: [ENTemporaryExposureKey] = [],
-            testEntitlement: Bool = false, userTraveled: Bool? = nil, errors: [Operation: ENError] = [:]
+            testEntitlement: Bool = false, userTraveled: Bool? = nil, errors: [Operation: ENError] = [:],
+            detectionSummary: ENExposureDetectionSummary = ENExposureDetectionSummary(),
+            exposureWindows: [ENExposureWindow] = [], exposureInfo: [ENExposureInfo] = []
         ) {
+            self.detectionSummary = detectionSummary
+            self.exposureWindows = exposureWindows
+            self.exposureInfo = exposureInfo
             self.authorizationStatus = authorizationStatus
             self.userConsents = userConsents
             self.bluetoothOn = bluetoothOn
@@ -263,6 +280,35 @@ public final class ScriptedExposureManager: ExposureManaging {
         }
     }
 
+    /// The scripted summary, once activated, authorized and enabled (`notAuthorized`, `notEnabled` otherwise).
+    public func detectExposures(
+        configuration: ENExposureConfiguration, diagnosisKeyURLs: [URL]
+    ) async throws(ENError) -> ENExposureDetectionSummary {
+        try await operation(.detectExposures) { state throws(ENError) in
+            try Self.requireEnabled(state)
+            return state.script.detectionSummary
+        }
+    }
+
+    /// The scripted summary, as ``detectExposures(configuration:diagnosisKeyURLs:)``.
+    public func detectExposures(
+        configuration: ENExposureConfiguration
+    ) async throws(ENError) -> ENExposureDetectionSummary {
+        try await detectExposures(configuration: configuration, diagnosisKeyURLs: [])
+    }
+
+    /// The scripted windows.
+    public func getExposureWindows(summary: ENExposureDetectionSummary) async throws(ENError) -> [ENExposureWindow] {
+        try await operation(.getExposureWindows) { state throws(ENError) in state.script.exposureWindows }
+    }
+
+    /// The scripted exposures.
+    public func getExposureInfo(
+        summary: ENExposureDetectionSummary, userExplanation: String
+    ) async throws(ENError) -> [ENExposureInfo] {
+        try await operation(.getExposureInfo) { state throws(ENError) in state.script.exposureInfo }
+    }
+
     // MARK: Internals
 
     private func operation<Value: Sendable>(
@@ -293,6 +339,13 @@ public final class ScriptedExposureManager: ExposureManaging {
             for observer in observers { observer.yield(update) }
             return try result.get()
         }
+    }
+
+    private static func requireEnabled(_ state: State) throws(ENError) {
+        guard state.script.authorizationStatus == .authorized else {
+            throw ENError(.notAuthorized, "scripted: not authorized")
+        }
+        guard state.enabled else { throw ENError(.notEnabled, "scripted: not enabled") }
     }
 
     private static func requireConsent(_ state: State) throws(ENError) {

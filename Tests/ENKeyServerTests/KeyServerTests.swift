@@ -39,7 +39,8 @@ struct KeyServerTests {
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .badParameter)
-            #expect(error.reason.contains("posted key 1"))
+            #expect(error.context.section == "posted keys" && error.context.index == 1, "\(error)")
+            #expect(error.context.field == "transmissionRiskLevel", "\(error)")
         }
         #expect(try store.read(.diagnosisKeysAwaitingExport).isEmpty)
     }
@@ -72,7 +73,7 @@ struct KeyServerTests {
         let storeBytes = try Data(contentsOf: URL(fileURLWithPath: storePath))
         let error = #expect(throws: ENError.self) { _ = try ENKeyServerStore(path: storePath) }
         #expect(error?.code == .badFormat)
-        #expect(error?.reason.contains("not an ENKeyServerStore") == true)
+        #expect(error?.context.file == storePath)
         #expect(try Data(contentsOf: URL(fileURLWithPath: storePath)) == storeBytes)
         let serverBytes = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(throws: ENError.self) { _ = try ENStore(path: path) }

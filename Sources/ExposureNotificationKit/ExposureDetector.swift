@@ -1,0 +1,241 @@
+internal import ENCore
+internal import ENCrypto
+internal import ENExportFormat
+internal import ENMatching
+internal import ENRiskV1
+internal import ENRiskV2
+internal import ENStore
+internal import Foundation
+internal import Synchronization
+
+/// What the manager stores for each detection: the summary and the details that `getExposureWindows` and
+/// `getExposureInfo` return for it.
+struct StoredDetection: Codable, Sendable {
+    var apiVersion: ENAPIVersion
+    var summary: ENExposureDetectionSummary
+    var exposureWindows: [ENExposureWindow]
+    var exposureInfo: [ENExposureInfo]
+
+    /// The kind under which detections are stored.
+    static let kind = "ENManager.detectExposures"
+}
+
+/// One detection, from the key files to the stored result.
+///
+/// 1. The configuration is validated and the rate limit checked, before any work.
+/// 2. Every new file is read and verified against the trusted keys before any of its keys is used: one file
+///    that fails ends the detection with nothing stored. Its identity is the SHA-256 of its `export.bin` (the
+///    digest the signature covers), so the same file given twice, zipped differently or already cached,
+///    counts once.
+/// 3. The keys of the cached files (the last 14 days) and the new files are streamed into the matcher, file
+///    by file: the newest file first, each file's revised keys before its keys, so that a revision (a key
+///    re-published with a new report type) wins over the original; revoked keys cancel every match of their key
+///    data. Keys that ended before the retention period, and invalid keys, are left out.
+/// 4. The matches are scored (version 1 or 2 by the API version) and the result, the new files (cached for 14
+///    days), their hashes and a rate-limit entry are written in one transaction.
+///
+/// Cancellation is checked between the steps and inside matching; a cancelled detection
+/// throws `invalidated` and stores nothing.
+struct ExposureDetector: Sendable {
+    let environment: ENEnvironment
+    let store: ENStore
+    let managerID: UUID
+    /// Whether the detection was cancelled; checked between the steps and inside matching.
+    let isCancelled: @Sendable () -> Bool
+
+    /// The most bytes of verified `export.bin` kept in memory between verification and matching; files beyond
+    /// it are read again (and must hash the same).
+    static let retainedBytesBudget = 64 << 20
+
+    /// Keys handed to the matcher at a time.
+    static let chunkSize = 65_536
+
+    func detect(
+        configuration: ENExposureConfiguration, files: [DiagnosisKeyFile]
+    ) throws(ENError) -> ENExposureDetectionSummary {
+        try configuration.validate()
+        let now = environment.clock.now
+        let apiVersion = environment.apiVersion
+        let rateLimit = ENDetectionRateLimit(
+            limit: apiVersion == .version2
+                ? environment.limits.detectionsPerDayVersion2 : environment.limits.detectionsPerDayVersion1)
+        let recent = try store.read(.rateLimitLedger(since: now.addingTimeInterval(-rateLimit.window)))
+        guard recent.count < rateLimit.limit else {
+            throw ENError(
+                .rateLimited, "\(recent.count) detections in the last 24 hours reach the limit of \(rateLimit.limit)")
+        }
+
+        let verified = try verify(files)
+        try checkCancellation()
+        let newHashes = Set(verified.map(\.hash))
+        let cached = try store.read(.cachedKeyFileHashes).filter { !newHashes.contains($0) }
+        var sources: [KeySource] = cached.map { .cached($0) } + verified.map { .new($0) }
+        sources.reverse()
+
+        let sightings = try store.read(.retainedSightings)
+        let matcher = try ENMatcher(sightings: sightings)
+        let oldest = ENIntervalNumber(date: now.addingTimeInterval(-environment.limits.retention))
+        let chunks = KeyChunks(sources: sources, store: store, oldest: oldest)
+        var options = ENMatchingOptions()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        options.threadCount = max(1, min(cores, environment.limits.maximumDetectionThreads ?? cores))
+        options.isCancelled = isCancelled
+        let matching = try matcher.match(keyChunks: chunks, options: options)
+        try chunks.checkRead()
+        try checkCancellation()
+
+        let stored = Self.score(matching.matches, configuration: configuration, apiVersion: apiVersion, now: now)
+        try checkCancellation()
+        let record = ENDetectionRecord(
+            date: now, kind: StoredDetection.kind, result: stored,
+            processedKeyFileHashes: verified.map(\.hash),
+            cachedKeyFiles: verified.map { file in ENCachedKeyFile(hash: file.hash, exportBinary: file.exportBinary) },
+            countsTowardRateLimit: true, rateLimit: rateLimit)
+        let id = try store.write(.recordDetection(record))
+        var summary = stored.summary
+        summary.origin = .init(manager: managerID, detectionID: id, apiVersion: apiVersion)
+        return summary
+    }
+
+    /// Scores the matches by the API version.
+    static func score(
+        _ matches: [ENKeyMatch], configuration: ENExposureConfiguration, apiVersion: ENAPIVersion, now: Date
+    ) -> StoredDetection {
+        switch apiVersion {
+        case .version1:
+            let result = ENScoringV1.evaluate(matches: matches, configuration: configuration, now: now)
+            return StoredDetection(
+                apiVersion: apiVersion, summary: ENExposureDetectionSummary(result.summary), exposureWindows: [],
+                exposureInfo: result.exposureInfo)
+        case .version2:
+            let windows = ENScoringV2.exposureWindows(from: matches, configuration: configuration)
+            let days = ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now)
+            return StoredDetection(
+                apiVersion: apiVersion, summary: ENExposureDetectionSummary(daySummaries: days),
+                exposureWindows: windows, exposureInfo: [])
+        }
+    }
+
+    /// Reads and verifies every file, in order; the same `export.bin` twice is kept once.
+    private func verify(_ files: [DiagnosisKeyFile]) throws(ENError) -> [VerifiedFile] {
+        let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys)
+        var verified: [VerifiedFile] = []
+        var seen = Set<Data>()
+        var retained = 0
+        for file in files {
+            try checkCancellation()
+            let archive = try file.archive(limits: .default)
+            let result: ENExportVerificationResult
+            do throws(ENError) {
+                result = try verifier.verify(archive)
+            } catch {
+                throw error.adding(ENError.Context(file: file.path, section: "export.sig"))
+            }
+            guard result.isVerified else {
+                throw ENError(
+                    .badFormat, "the file does not verify: \(result)",
+                    context: ENError.Context(file: file.path, section: "export.sig"))
+            }
+            let hash = SHA256.hash(archive.exportBinary)
+            guard seen.insert(hash).inserted else { continue }
+            let keep = retained + archive.exportBinary.count <= Self.retainedBytesBudget
+            if keep { retained += archive.exportBinary.count }
+            verified.append(VerifiedFile(file: file, hash: hash, retained: keep ? archive.exportBinary : nil))
+        }
+        return verified
+    }
+
+    private func checkCancellation() throws(ENError) {
+        if isCancelled() { throw ENError(.invalidated, "the detection was cancelled") }
+    }
+}
+
+/// A file that verified: its hash and, when it fit the memory budget, its `export.bin`.
+struct VerifiedFile: Sendable {
+    let file: DiagnosisKeyFile
+    let hash: Data
+    let retained: Data?
+
+    /// The verified `export.bin`: the retained bytes, or the file read again, which must hash the same.
+    @Sendable func exportBinary() throws(ENError) -> Data {
+        if let retained { return retained }
+        let binary = try file.archive(limits: .default).exportBinary
+        guard SHA256.hash(binary) == hash else {
+            throw ENError(
+                .badFormat, "the file changed after it was verified", context: ENError.Context(file: file.path))
+        }
+        return binary
+    }
+}
+
+/// Where the matcher's keys come from: a file cached by an earlier detection, or a file of this one.
+enum KeySource: Sendable {
+    case cached(Data)
+    case new(VerifiedFile)
+}
+
+/// The keys of the sources, file by file, in chunks; each file's revised keys before its keys. Reading stops at
+/// the first error, which ``checkRead()`` then throws.
+final class KeyChunks: Sequence, Sendable {
+    private let sources: [KeySource]
+    private let store: ENStore
+    private let oldest: ENIntervalNumber
+    private let failure = Mutex<ENError?>(nil)
+
+    init(sources: [KeySource], store: ENStore, oldest: ENIntervalNumber) {
+        self.sources = sources
+        self.store = store
+        self.oldest = oldest
+    }
+
+    func makeIterator() -> AnyIterator<[ENTemporaryExposureKey]> {
+        var sourceIndex = 0
+        var sections: [ENExportKeyScanner.ChunkIterator] = []
+        return AnyIterator { () -> [ENTemporaryExposureKey]? in
+            do throws(ENError) {
+                while true {
+                    if var section = sections.first {
+                        let chunk = try section.next()
+                        sections[0] = section
+                        guard let chunk else {
+                            sections.removeFirst()
+                            continue
+                        }
+                        let oldest = self.oldest
+                        let fresh = chunk.filter { $0.rollingStartNumber &+ $0.rollingPeriod > oldest }
+                        if fresh.isEmpty { continue }
+                        return fresh
+                    }
+                    guard sourceIndex < self.sources.count else { return nil }
+                    let binary = try self.exportBinary(of: self.sources[sourceIndex])
+                    sourceIndex += 1
+                    let scanner = try ENExportKeyScanner(exportBinary: binary)
+                    sections = [
+                        scanner.chunks(ofSize: ExposureDetector.chunkSize, in: .revisedKeys, invalidKeys: .skip),
+                        scanner.chunks(ofSize: ExposureDetector.chunkSize, in: .keys, invalidKeys: .skip),
+                    ]
+                }
+            } catch {
+                self.failure.withLock { $0 = $0 ?? error }
+                return nil
+            }
+        }
+    }
+
+    private func exportBinary(of source: KeySource) throws(ENError) -> Data {
+        switch source {
+        case .new(let file):
+            return try file.exportBinary()
+        case .cached(let hash):
+            guard let binary = try store.read(.cachedKeyFile(hash)) else {
+                throw ENError(.dataInaccessible, "a cached key file is gone from the store")
+            }
+            return binary
+        }
+    }
+
+    /// Throws the error that ended reading early, if any.
+    func checkRead() throws(ENError) {
+        if let failure = failure.withLock({ $0 }) { throw failure }
+    }
+}
