@@ -52,15 +52,15 @@ public struct ENExportArchive: Hashable, Sendable {
     /// Reads a zip archive or a bare `export.bin` from a file, checking its size before reading it.
     ///
     /// - Throws: `ENError.Code.badParameter` when the file cannot be read, otherwise as
-    ///   ``init(data:limits:)``; every error's context has the file's name (`file`).
+    ///   ``init(data:limits:)``; every error's context has the file's path (`file`).
     public init(contentsOf url: URL, limits: ENExportLimits = .default) throws(ENError) {
-        let file = ENError.Context(file: url.lastPathComponent)
+        let file = ENError.Context(file: url.path)
         let size: Int
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
             size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         } catch {
-            throw .badParameter("cannot read \(url.path): \(error.localizedDescription)", context: file)
+            throw .badParameter("cannot read the file: \(error.localizedDescription)", context: file)
         }
         guard size <= limits.maximumFileSize else {
             throw .badFormat("\(size) bytes, over the limit of \(limits.maximumFileSize)", context: file)
@@ -69,7 +69,7 @@ public struct ENExportArchive: Hashable, Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw .badParameter("cannot read \(url.path): \(error.localizedDescription)", context: file)
+            throw .badParameter("cannot read the file: \(error.localizedDescription)", context: file)
         }
         do {
             try self.init(data: data, limits: limits)
@@ -115,7 +115,7 @@ public struct ENExportArchive: Hashable, Sendable {
             try data.write(to: url, options: .atomic)
         } catch {
             throw .badParameter(
-                "cannot write \(url.path): \(error.localizedDescription)", context: .init(file: url.lastPathComponent))
+                "cannot write the file: \(error.localizedDescription)", context: .init(file: url.path))
         }
     }
 }

@@ -26,7 +26,7 @@ enum ExportKeyReader {
         do {
             return try readLists(path: path)
         } catch {
-            throw error.adding(.init(file: URL(fileURLWithPath: path).lastPathComponent))
+            throw error.adding(.init(file: path))
         }
     }
 

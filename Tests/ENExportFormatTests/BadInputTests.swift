@@ -368,7 +368,7 @@ struct BadInputTests {
 
     @Test("a missing or unreadable file is a parameter error naming the file; a bad file's errors name it too")
     func missingFile() throws {
-        expectRefusal(.init(file: "export.zip"), code: .badParameter) {
+        expectRefusal(.init(file: "/nonexistent/export.zip"), code: .badParameter) {
             _ = try ENExportArchive(contentsOf: URL(fileURLWithPath: "/nonexistent/export.zip"))
         }
         let directory = try TemporaryDirectory()
@@ -380,7 +380,7 @@ struct BadInputTests {
         ])
         corrupt[30 + "export.bin".utf8.count + 20] ^= 0xFF  // a byte of the stored export.bin: its CRC-32 fails
         try corrupt.write(to: url)
-        expectRefusal(.init(file: "keys-1.zip", section: "export.bin", field: "crc-32")) {
+        expectRefusal(.init(file: url.path, section: "export.bin", field: "crc-32")) {
             _ = try ENExportArchive(contentsOf: url)
         }
     }

@@ -123,6 +123,7 @@ struct ExportCommandTests {
         let good = #""keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1"#
         // Each refusal is matched on its code and its context (the file, the list, the key's index, the member),
         // which entool prints before the reason: `error: <code>: <context>: <reason>`.
+        let keysPath = dir.appendingPathComponent("keys.json").path
         let cases: [(json: String, code: String, context: String)] = [
             (#"[{"keyData": "00112233", "rollingStartIntervalNumber": 1}]"#, "badParameter", "keys[0].keyData"),
             (
@@ -172,7 +173,7 @@ struct ExportCommandTests {
         for (json, code, context) in cases {
             let result = try run(json)
             #expect(result.status == 2, "\(json): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("error: \(code): keys.json: \(context): "), "\(json): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("error: \(code): \(keysPath): \(context): "), "\(json): \(result.stderr)")
         }
         // Syntax and shape errors outside any key name the file only.
         let outside = [
@@ -181,7 +182,7 @@ struct ExportCommandTests {
         for json in outside {
             let result = try run(json)
             #expect(result.status == 2, "\(json): \(result.stderr)")
-            #expect(result.stderr.hasPrefix("error: badFormat: keys.json: "), "\(json): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("error: badFormat: \(keysPath): "), "\(json): \(result.stderr)")
         }
         let missing = try runEntool([
             "export", "--keys", dir.appendingPathComponent("none.json").path, "--signing-key",
@@ -189,7 +190,9 @@ struct ExportCommandTests {
             "US", "--output", output.path,
         ])
         #expect(missing.status == 2)
-        #expect(missing.stderr.hasPrefix("error: badParameter: none.json: "), "\(missing.stderr)")
+        #expect(
+            missing.stderr.hasPrefix("error: badParameter: \(dir.appendingPathComponent("none.json").path): "),
+            "\(missing.stderr)")
         let badKey = try run(#"[]"#, key: try Fixtures.url("export/ens-example/public.pem").path)
         #expect(badKey.status == 2)
         #expect(!FileManager.default.fileExists(atPath: output.path))
@@ -199,7 +202,7 @@ struct ExportCommandTests {
     func readsLikeJSONSerialization() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 31)
         var keys: [[String: Any]] = []
         var revised: [[String: Any]] = []
         for index in 0..<400 {
@@ -220,7 +223,8 @@ struct ExportCommandTests {
         }
         let object: [String: Any] = ["keys": keys, "revisedKeys": revised, "region": "US", "batchNum": 1]
         var text = String(
-            decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]), as: UTF8.self)
+            decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]),
+            as: UTF8.self)
         // Other spellings of the same values: an escaped hex digit, 144.0 and 1.44e2 for 144.
         for spelling in ["1.44e2", "144.0"] {
             let period = try #require(text.range(of: "\"rollingPeriod\" : 144,"))

@@ -64,10 +64,11 @@ struct InspectCommandTests {
 
     @Test("malformed and missing files exit 2 naming the file, the entry and the field")
     func badInput() throws {
-        let bomb = try runEntool(["inspect", try Fixtures.url("export/generated/bomb-inflated.zip").path])
+        let bombPath = try Fixtures.url("export/generated/bomb-inflated.zip").path
+        let bomb = try runEntool(["inspect", bombPath])
         #expect(bomb.status == 2)
         #expect(
-            bomb.stderr.hasPrefix("error: badFormat: bomb-inflated.zip: export.bin.uncompressed size: "),
+            bomb.stderr.hasPrefix("error: badFormat: \(bombPath): export.bin.uncompressed size: "),
             "\(bomb.stderr)")
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -75,9 +76,11 @@ struct InspectCommandTests {
         try Data("EK Export v2    \u{1}".utf8).write(to: junk)
         let header = try runEntool(["inspect", junk.path])
         #expect(header.status == 2)
-        #expect(header.stderr.hasPrefix("error: badFormat: junk.bin: export.bin.header: "), "\(header.stderr)")
+        #expect(header.stderr.hasPrefix("error: badFormat: \(junk.path): export.bin.header: "), "\(header.stderr)")
         let missing = try runEntool(["inspect", dir.appendingPathComponent("nope.zip").path])
         #expect(missing.status == 2)
-        #expect(missing.stderr.hasPrefix("error: badParameter: nope.zip: "), "\(missing.stderr)")
+        #expect(
+            missing.stderr.hasPrefix("error: badParameter: \(dir.appendingPathComponent("nope.zip").path): "),
+            "\(missing.stderr)")
     }
 }

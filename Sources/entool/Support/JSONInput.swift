@@ -28,7 +28,7 @@ struct JSONInput: ~Copyable {
     /// - Throws: `ENError.Code.badParameter` when the file cannot be opened.
     init(path: String, chunkSize: Int = 1 << 20) throws(ENError) {
         guard let file = fopen(path, "rb") else {
-            throw .badParameter("cannot read keys '\(path)': \(String(cString: strerror(errno)))")
+            throw .badParameter("cannot read the keys: \(String(cString: strerror(errno)))")
         }
         self.path = path
         self.file = file
@@ -67,7 +67,7 @@ struct JSONInput: ~Copyable {
         position = 0
         end = fread(buffer, 1, capacity, file)
         if end == 0 && ferror(file) != 0 {
-            throw .badParameter("cannot read keys '\(path)': \(String(cString: strerror(errno)))")
+            throw .badParameter("cannot read the keys: \(String(cString: strerror(errno)))")
         }
         return end > 0
     }
