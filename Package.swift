@@ -109,12 +109,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer", "ENTestSupport"]),
+        .testTarget(
+            name: "ENKeyServerTests",
+            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "ENKeyServer", "ENTestSupport"]
+        ),
         .testTarget(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENTestSupport",
+                "ENKeyServer", "ENTestSupport",
             ]
         ),
         .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
