@@ -36,14 +36,7 @@ struct DetectCommand: AsyncParsableCommand {
     @Option(help: "The sightings JSON file: what the device heard.")
     var sightings: String
 
-    @Option(name: .customLong("public-key"), help: "The key files' signer's public key (PEM SubjectPublicKeyInfo).")
-    var publicKeyPath: String
-
-    @Option(name: .customLong("key-id"), help: "Trust the key only for this verification_key_id.")
-    var keyID: String?
-
-    @Option(name: .customLong("key-version"), help: "Trust the key only for this verification_key_version.")
-    var keyVersion: String?
+    @OptionGroup var trustedKey: TrustedKeyOptions
 
     @Option(
         name: .customLong("api-version"),
@@ -89,9 +82,7 @@ struct DetectCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try ENExposureConfiguration(jsonData: readInputFile(config, what: "configuration"))
         let heard = try SightingsJSON.read(sightings)
-        let pem = String(decoding: try readInputFile(publicKeyPath, what: "public key"), as: UTF8.self)
-        let trusted = ENExportVerificationKey(
-            keyID: keyID, keyVersion: keyVersion, publicKey: try P256VerifyingKey(pemRepresentation: pem))
+        let trusted = try trustedKey.verificationKey()
         var date = Date()
         if let now {
             guard let parsed = ScoreInput.parseTimestamp(now) else {
