@@ -113,12 +113,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer", "ENTestSupport"]),
+        .testTarget(
+            name: "ENKeyServerTests",
+            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "ENKeyServer", "ENTestSupport"]
+        ),
         .testTarget(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENTestSupport",
+                "ENKeyServer", "ENTestSupport",
             ]
         ),
         .testTarget(

@@ -448,12 +448,7 @@ public final class ENManager: ExposureManaging {
     }
 
     /// Detection needs an authorized app with Exposure Notification enabled.
-    private func requireDetectionAllowed() throws(ENError) {
-        try requireAuthorization()
-        guard try storage.managerState().exposureNotificationEnabled else {
-            throw ENError(.notEnabled, "Exposure Notification is not enabled")
-        }
-    }
+    private func requireDetectionAllowed() throws(ENError) { try storage.requireDetectionAllowed() }
 
     // MARK: Internals
 
@@ -469,14 +464,7 @@ public final class ENManager: ExposureManaging {
         }
     }
 
-    private func requireAuthorization() throws(ENError) {
-        switch try storage.managerState().authorizationStatus {
-        case .authorized: return
-        case .restricted: throw ENError(.restricted, "a system policy does not allow Exposure Notification")
-        case .unknown, .notAuthorized:
-            throw ENError(.notAuthorized, "the user has not authorized Exposure Notification")
-        }
-    }
+    private func requireAuthorization() throws(ENError) { try storage.requireAuthorization() }
 
     /// Sets the observable state from the saved flags and starts or stops the radio and periodic runs to match.
     private func apply(enabled: Bool, authorization: ENAuthorizationStatus) {
