@@ -70,6 +70,7 @@ let package = Package(
             name: "entool",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -120,7 +121,8 @@ let package = Package(
                 "ENKeyServer", "ENTestSupport",
             ]
         ),
-        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
+        .testTarget(
+            name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "entool", "ENTestSupport"]),
     ]
 )
 
