@@ -23,7 +23,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -35,7 +34,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // zlib, for inflating export files in one pass (ZIPFoundation writes them).
+        // zlib, for the zip container of export files (inflate, deflate, CRC-32).
         .systemLibrary(name: "CENZlib", providers: [.apt(["zlib1g-dev"])]),
         // Hand-written multi-buffer SHA-256 / wide AES for the matcher. No unsafe flags (they would make the
         // package unusable as a dependency): CPU features are enabled per function and dispatched at run time.
@@ -44,15 +43,7 @@ let package = Package(
         // MARK: Library modules, bottom to top
         .target(name: "ENCore"),
         .target(name: "ENCrypto", dependencies: ["ENCore", "CLibCrypto"]),
-        .target(
-            name: "ENExportFormat",
-            dependencies: [
-                "ENCore", "ENCrypto", "CENZlib",
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ],
-            exclude: ["Protos"]
-        ),
+        .target(name: "ENExportFormat", dependencies: ["ENCore", "ENCrypto", "CENZlib"], exclude: ["Protos"]),
         .target(name: "ENMatching", dependencies: ["ENCore", "ENCrypto", "CENMatchingKernel"]),
         .target(name: "ENRiskV1", dependencies: ["ENCore"]),
         .target(name: "ENRiskV2", dependencies: ["ENCore"]),
@@ -81,7 +72,8 @@ let package = Package(
         .executableTarget(
             name: "entool",
             dependencies: [
-                "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2",
+                "ENStore", "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -103,8 +95,14 @@ let package = Package(
         .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
+        // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
-            name: "ENExportFormatTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport"]),
+            name: "ENExportFormatTests",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
         .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching", "ENTestSupport"]),
         .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1", "ENTestSupport"]),
         .testTarget(name: "ENEvaluationTests", dependencies: ["ENCore", "ENEvaluation", "ENRiskV2", "ENTestSupport"]),
@@ -127,7 +125,8 @@ let package = Package(
                 "ENKeyServer", "ENTestSupport",
             ]
         ),
-        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
+        .testTarget(
+            name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "entool", "ENTestSupport"]),
     ]
 )
 
