@@ -5,6 +5,8 @@ Run from the repository root: python3 Scripts/make-store-fixtures.py
 
 store-v1.sqlite     a store written by schema v1 (the DDL is copied verbatim from FrameworkSchema.migrateV1)
 store-v2.sqlite     a store written by schemas v1 and v2 (FrameworkSchema.migrateV2, verbatim), with key-server rows
+store-v3.sqlite     the v2 store after schema v3 (FrameworkSchema.migrateV3: both groups of tables hold rows, so all
+                    five are renamed legacy_*; the manager_state DDL verbatim), with a manager state set
 store-newer.sqlite  the same file after a migration this build does not know ("v3-from-the-future")
 foreign.sqlite      a valid SQLite database that is not a store
 interrupted.sqlite  a first open killed after GRDB created its migrations table, before schema v1 committed
@@ -16,6 +18,7 @@ src = open(os.path.join(root, 'Sources/ENStore/FrameworkSchema.swift')).read()
 os.chdir(os.path.join(root, 'Tests/ENTestSupport/Fixtures/store'))
 v1 = re.search(r'static func migrateV1.*?sql: """\n(.*?)"""', src, re.S).group(1)
 v2 = re.search(r'static func migrateV2.*?sql: """\n(.*?)"""', src, re.S).group(1)
+v3 = re.search(r'static func migrateV3.*?(CREATE TABLE manager_state.*?)"""', src, re.S).group(1)
 ref = 800000000.0  # a Date's timeIntervalSinceReferenceDate: 2026-05-09 06:13:20 UTC
 interval = int((ref + 978307200) // 600)
 start = (interval // 144) * 144
@@ -49,11 +52,24 @@ v2_lines = [
 ]
 sql_v2 = sql + "\n".join(v2_lines) + "\n"
 open('store-v2.sql', 'w').write(sql_v2)
-for name in ['store-v1.sqlite', 'store-v2.sqlite', 'store-newer.sqlite', 'foreign.sqlite', 'interrupted.sqlite']:
+# Schema v3 on top: the branch of migrateV3 taken when the app's and the key server's tables hold rows (they do).
+v3_lines = [
+    "-- The same store after schema v3 (FrameworkSchema.migrateV3: every group holds rows, so it is renamed).",
+    "INSERT INTO grdb_migrations VALUES ('v3');",
+] + [f"ALTER TABLE {table} RENAME TO legacy_{table};"
+     for table in ['state', 'test_results', 'exposures', 'server_keys', 'server_batches']] + [
+    v3.replace('\n                ', '\n').strip(),
+    f"UPDATE manager_state SET exposure_notification_enabled = 1, authorization_status = 3, preauthorized_at = {ref + 30};",
+]
+sql_v3 = sql_v2 + "\n".join(v3_lines) + "\n"
+open('store-v3.sql', 'w').write(sql_v3)
+for name in ['store-v1.sqlite', 'store-v2.sqlite', 'store-v3.sqlite', 'store-newer.sqlite', 'foreign.sqlite',
+             'interrupted.sqlite']:
     if os.path.exists(name):
         os.remove(name)
 subprocess.run(['sqlite3', 'store-v1.sqlite'], input=sql, text=True, check=True)
 subprocess.run(['sqlite3', 'store-v2.sqlite'], input=sql_v2, text=True, check=True)
+subprocess.run(['sqlite3', 'store-v3.sqlite'], input=sql_v3, text=True, check=True)
 subprocess.run(['sqlite3', 'store-newer.sqlite'],
                input=sql + "INSERT INTO grdb_migrations VALUES ('v2'), ('v3-from-the-future');\n", text=True, check=True)
 subprocess.run(['sqlite3', 'foreign.sqlite'],

@@ -1,9 +1,8 @@
-public import ENCore
 public import Foundation
 
 /// Everything one successful exposure detection produced in the framework, written by
 /// ``ENStoreUpdate/recordDetection(_:)`` in a single transaction: the result (an exposure check), the key files
-/// it processed, the diagnosis keys it cached and its rate-limit ledger entry.
+/// it processed, the key files it cached and its rate-limit ledger entry.
 ///
 /// What the app keeps of a detection (the next key-file index, the last detection date, its exposures) is
 /// written to the ``ENAppStore`` by the app.
@@ -19,9 +18,9 @@ public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
     public var result: Result
     /// SHA-256 (or any content hash) of each key file the detection processed; each is recorded once.
     public var processedKeyFileHashes: [Data]
-    /// The diagnosis keys to cache for re-running detection (iOS 13.7+ behaviour); the same key (key data
-    /// and rolling start) is stored once, a later copy replacing an earlier one.
-    public var cachedKeys: [ENTemporaryExposureKey]
+    /// The verified key files to cache for re-running detection (iOS 13.7+ behaviour), each stored whole; a
+    /// file whose hash is already cached is kept as it was (its contents are not read again).
+    public var cachedKeyFiles: [ENCachedKeyFile]
     /// Whether the detection adds an entry to the rate-limit ledger (default `true`).
     public var countsTowardRateLimit: Bool
     /// A limit to enforce against the ledger before anything is written, or `nil` for none.
@@ -33,7 +32,7 @@ public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
         kind: String,
         result: Result,
         processedKeyFileHashes: [Data] = [],
-        cachedKeys: [ENTemporaryExposureKey] = [],
+        cachedKeyFiles: [ENCachedKeyFile] = [],
         countsTowardRateLimit: Bool = true,
         rateLimit: ENDetectionRateLimit? = nil
     ) {
@@ -41,7 +40,7 @@ public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
         self.kind = kind
         self.result = result
         self.processedKeyFileHashes = processedKeyFileHashes
-        self.cachedKeys = cachedKeys
+        self.cachedKeyFiles = cachedKeyFiles
         self.countsTowardRateLimit = countsTowardRateLimit
         self.rateLimit = rateLimit
     }

@@ -1,22 +1,27 @@
-public import ENCore
+internal import ENCore
 public import Foundation
 internal import GRDB
 
-/// Exposure detection in the framework: results (the exposure checks), processed key files, cached diagnosis
-/// keys and the rate-limit ledger, which advance together.
+/// Exposure detection in the framework: results (the exposure checks), processed key files, cached key files
+/// and the rate-limit ledger, which advance together.
 extension ENStoreUpdate where Store == ENStore {
     /// Records a successful detection in one transaction: the result, the processed key files, the cached
-    /// diagnosis keys and a rate-limit ledger entry. Either all of it is stored or none of it.
+    /// key files and a rate-limit ledger entry. Either all of it is stored or none of it.
+    ///
+    /// Each cached key file's `export.bin` is read (``ENCachedKeyFile/exportBinary``) inside the transaction,
+    /// one file at a time, and only when its hash is not cached yet; with a cipher it is sealed like the other
+    /// records.
     ///
     /// - Returns: the stored detection's identifier.
     /// - Throws: `ENError.Code.rateLimited` when `record.rateLimit` is already reached (nothing is written);
-    ///   `ENError.Code.badParameter` when a cached key does not validate, a hash is empty, or the result does
-    ///   not encode.
+    ///   `ENError.Code.badParameter` when a processed key file's hash is empty, a cached key file's hash is
+    ///   not 32 bytes or its `export.bin` is empty, or the result does not encode; whatever a cached key file's
+    ///   `exportBinary` throws. Nothing is written in any of these cases.
     public static func recordDetection<Result>(_ record: ENDetectionRecord<Result>) -> ENStoreUpdate<ENStore, Int64> {
-        .init { _, db in
+        .init { store, db in
             let result = try DetectionTables.encode(record.result)
             try DetectionTables.validate(record)
-            return try DetectionTables.insert(db, record, result)
+            return try DetectionTables.insert(db, record, result, store.configuration.cipher)
         }
     }
 
@@ -43,12 +48,24 @@ extension ENStoreQuery where Store == ENStore {
         }
     }
 
-    /// The cached diagnosis keys, by rolling start then key data.
-    public static var cachedDiagnosisKeys: ENStoreQuery<ENStore, [ENTemporaryExposureKey]> {
-        .init { _, db in
-            try Row.fetchAll(
-                db, sql: "SELECT \(StoreCodec.keyColumns) FROM cached_keys ORDER BY rolling_start, key_data"
-            ).map { row in try StoreCodec.key(from: row) }
+    /// The hashes of the cached key files, in caching order (oldest first): read each file with
+    /// ``cachedKeyFile(_:)``, one at a time.
+    public static var cachedKeyFileHashes: ENStoreQuery<ENStore, [Data]> {
+        .init { _, db in try Data.fetchAll(db, sql: "SELECT hash FROM cached_key_files ORDER BY id") }
+    }
+
+    /// The `export.bin` of the cached key file whose hash is `hash`, or `nil` when it is not cached.
+    ///
+    /// With a cipher, reading throws the cipher's error when the stored file does not open (altered, or moved
+    /// from another file's row).
+    public static func cachedKeyFile(_ hash: Data) -> ENStoreQuery<ENStore, Data?> {
+        .init { store, db in
+            guard
+                let stored = try Data.fetchOne(
+                    db, sql: "SELECT export_binary FROM cached_key_files WHERE hash = ?", arguments: [hash])
+            else { return nil }
+            guard let cipher = store.configuration.cipher else { return stored }
+            return try cipher.open(stored, authenticating: DetectionTables.cachedKeyFileContext(hash))
         }
     }
 
@@ -87,7 +104,7 @@ extension ENStoreQuery where Store == ENStore {
     }
 }
 
-/// The tables a detection writes: `detections`, `processed_key_files`, `cached_keys`, `detection_ledger`.
+/// The tables a detection writes: `detections`, `processed_key_files`, `cached_key_files`, `detection_ledger`.
 enum DetectionTables {
     struct StoredRow: Sendable {
         var id: Int64
@@ -119,13 +136,25 @@ enum DetectionTables {
     }
 
     static func validate<Result>(_ record: ENDetectionRecord<Result>) throws(ENError) {
-        for key in record.cachedKeys { try key.validate() }
         if record.processedKeyFileHashes.contains(where: \.isEmpty) {
             throw .badParameter("a processed key file's hash is empty")
         }
+        for (index, file) in record.cachedKeyFiles.enumerated() where file.hash.count != cachedKeyFileHashLength {
+            throw .badParameter(
+                "a cached key file's hash is \(file.hash.count) bytes, expected \(cachedKeyFileHashLength) (SHA-256)",
+                context: ENError.Context(section: "cachedKeyFiles", index: index, field: "hash"))
+        }
     }
 
-    static func insert<Result>(_ db: Database, _ record: ENDetectionRecord<Result>, _ result: Data) throws -> Int64 {
+    /// The length of a cached key file's hash: a SHA-256.
+    static let cachedKeyFileHashLength = 32
+
+    /// Associated data that binds a sealed `export.bin` to its hash, so that it does not open in another row.
+    static func cachedKeyFileContext(_ hash: Data) -> Data { Data("ENStore.cached_key_files.".utf8) + hash }
+
+    static func insert<Result>(
+        _ db: Database, _ record: ENDetectionRecord<Result>, _ result: Data, _ cipher: (any ENAuthenticatedCipher)?
+    ) throws -> Int64 {
         let date = StoreCodec.column(record.date)
         if let limit = record.rateLimit {
             let since = StoreCodec.column(record.date.addingTimeInterval(-limit.window))
@@ -147,19 +176,34 @@ enum DetectionTables {
         for hash in record.processedKeyFileHashes {
             try fileStatement.execute(arguments: [hash, date, id])
         }
-        let keyStatement = try db.cachedStatement(
-            sql:
-                "INSERT OR REPLACE INTO cached_keys (\(StoreCodec.keyColumns), cached_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        )
-        for key in record.cachedKeys {
-            var arguments = StoreCodec.keyArguments(key)
-            arguments += [date]
-            try keyStatement.execute(arguments: arguments)
-        }
+        try insertCachedKeyFiles(db, record.cachedKeyFiles, date, cipher)
         if record.countsTowardRateLimit {
             try db.execute(sql: "INSERT INTO detection_ledger (date) VALUES (?)", arguments: [date])
         }
         return id
+    }
+
+    /// Caches each file not cached yet, reading its `export.bin` only then; a file already cached keeps its
+    /// contents and caching date.
+    private static func insertCachedKeyFiles(
+        _ db: Database, _ files: [ENCachedKeyFile], _ date: Double, _ cipher: (any ENAuthenticatedCipher)?
+    ) throws {
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM cached_key_files WHERE hash = ?")
+        let insert = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO cached_key_files (hash, export_binary, cached_at) VALUES (?, ?, ?)")
+        for (index, file) in files.enumerated() {
+            if try Int.fetchOne(exists, arguments: [file.hash]) != nil { continue }
+            var exportBinary = try file.exportBinary()
+            guard !exportBinary.isEmpty else {
+                throw ENError.badParameter(
+                    "a cached key file's export.bin is empty",
+                    context: ENError.Context(section: "cachedKeyFiles", index: index, field: "exportBinary"))
+            }
+            if let cipher {
+                exportBinary = try cipher.seal(exportBinary, authenticating: cachedKeyFileContext(file.hash))
+            }
+            try insert.execute(arguments: [file.hash, exportBinary, date])
+        }
     }
 
     static func fetch(_ db: Database, _ kind: String?, latestOnly: Bool) throws -> [StoredRow] {

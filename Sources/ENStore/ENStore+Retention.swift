@@ -8,8 +8,8 @@ extension ENStoreUpdate where Store == ENStore {
     /// before `now` (the configured clock's by default), and returns how many of each kind went.
     ///
     /// Own keys go when their last interval ends before the cut-off; sightings when received before it;
-    /// cached diagnosis keys when cached before it or valid only before it; processed key files, ledger
-    /// entries and detection results when recorded before it. The manager state does not expire.
+    /// cached key files when cached before it (a file cached again later keeps its first date); processed key
+    /// files, ledger entries and detection results when recorded before it. The manager state does not expire.
     public static func deleteExpiredRecords(now: Date? = nil) -> ENStoreUpdate<ENStore, ENStoreRecordCounts> {
         .init { store, db in
             let configuration = store.configuration
@@ -23,8 +23,7 @@ extension ENStoreUpdate where Store == ENStore {
             var counts = ENStoreRecordCounts()
             counts.ownKeys = try delete("DELETE FROM own_keys WHERE rolling_start + rolling_period <= ?", [interval])
             counts.sightings = try delete("DELETE FROM sightings WHERE interval < ?", [interval])
-            counts.cachedDiagnosisKeys = try delete(
-                "DELETE FROM cached_keys WHERE cached_at < ? OR rolling_start + rolling_period <= ?", [date, interval])
+            counts.cachedKeyFiles = try delete("DELETE FROM cached_key_files WHERE cached_at < ?", [date])
             counts.processedKeyFiles = try delete("DELETE FROM processed_key_files WHERE processed_at < ?", [date])
             counts.ledgerEntries = try delete("DELETE FROM detection_ledger WHERE date < ?", [date])
             counts.detections = try delete("DELETE FROM detections WHERE computed_at < ?", [date])
@@ -40,7 +39,7 @@ extension ENStoreUpdate where Store == ENStore {
     public static var eraseAll: ENStoreUpdate<ENStore, Void> {
         .init(truncatesLog: true) { _, db in
             for table in [
-                "own_keys", "sightings", "detections", "processed_key_files", "cached_keys", "detection_ledger",
+                "own_keys", "sightings", "detections", "processed_key_files", "cached_key_files", "detection_ledger",
             ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
@@ -60,11 +59,11 @@ extension ENStoreQuery where Store == ENStore {
                 db,
                 sql: """
                     SELECT (SELECT COUNT(*) FROM own_keys), (SELECT COUNT(*) FROM sightings),
-                    (SELECT COUNT(*) FROM cached_keys), (SELECT COUNT(*) FROM processed_key_files),
+                    (SELECT COUNT(*) FROM cached_key_files), (SELECT COUNT(*) FROM processed_key_files),
                     (SELECT COUNT(*) FROM detection_ledger), (SELECT COUNT(*) FROM detections)
                     """)!
             var counts = ENStoreRecordCounts()
-            (counts.ownKeys, counts.sightings, counts.cachedDiagnosisKeys) = (row[0], row[1], row[2])
+            (counts.ownKeys, counts.sightings, counts.cachedKeyFiles) = (row[0], row[1], row[2])
             (counts.processedKeyFiles, counts.ledgerEntries, counts.detections) = (row[3], row[4], row[5])
             return counts
         }

@@ -3,7 +3,7 @@ internal import Foundation
 internal import GRDB
 
 /// The device's Exposure Notification state, as the operating system keeps it for the framework: its own key
-/// history, the sightings, the exposure checks (detection results, processed key files, cached diagnosis keys,
+/// history, the sightings, the exposure checks (detection results, processed key files, cached key files,
 /// the rate-limit ledger) and what an `ENManager` keeps across restarts (enabled flag, authorization status,
 /// pre-authorization of key release).
 ///

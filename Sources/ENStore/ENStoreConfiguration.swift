@@ -3,14 +3,15 @@ public import Foundation
 
 /// How an ``ENStore`` keeps its data: retention, clock and optional encryption at rest.
 public struct ENStoreConfiguration: Sendable {
-    /// How long own keys, sightings, cached diagnosis keys, processed key files, rate-limit entries and
+    /// How long own keys, sightings, cached key files, processed key files, rate-limit entries and
     /// detection results are kept: 14 days by default, as on Apple's and Google's systems.
     public var retentionPeriod: TimeInterval
 
     /// The clock that dates records and decides their expiry. Inject a fixed or virtual clock in tests.
     public var now: @Sendable () -> Date
 
-    /// The cipher that seals own keys and sightings, or `nil` (the default) to store them in the clear.
+    /// The cipher that seals own keys, sightings and cached key files, or `nil` (the default) to store them in
+    /// the clear.
     ///
     /// Whether a store is encrypted is decided when its file is created; opening it later with a
     /// different choice fails (see ``ENStore/init(path:configuration:)``).

@@ -5,8 +5,8 @@ public struct ENStoreRecordCounts: Hashable, Sendable {
     public var ownKeys: Int = 0
     /// Sightings.
     public var sightings: Int = 0
-    /// Cached diagnosis keys.
-    public var cachedDiagnosisKeys: Int = 0
+    /// Cached key files.
+    public var cachedKeyFiles: Int = 0
     /// Processed key-file hashes.
     public var processedKeyFiles: Int = 0
     /// Rate-limit ledger entries.
@@ -18,5 +18,5 @@ public struct ENStoreRecordCounts: Hashable, Sendable {
     public init() {}
 
     /// The total number of records.
-    public var total: Int { ownKeys + sightings + cachedDiagnosisKeys + processedKeyFiles + ledgerEntries + detections }
+    public var total: Int { ownKeys + sightings + cachedKeyFiles + processedKeyFiles + ledgerEntries + detections }
 }

@@ -2,13 +2,13 @@ internal import GRDB
 
 /// ``ENStore``'s versioned schema: one GRDB migration per released schema version.
 ///
-/// Never edit a shipped migration; add a new one. `Tests/ENStoreTests/Fixtures/store-v1.sqlite` and
-/// `store-v2.sqlite` are files written by schemas v1 and v2 (see `make-fixtures.py` beside them, which copies
-/// the DDL from this file) and prove that such files still open.
+/// Never edit a shipped migration; add a new one. `Tests/ENTestSupport/Fixtures/store/store-v1.sqlite`,
+/// `store-v2.sqlite` and `store-v3.sqlite` are files written by schemas v1, v2 and v3 (see
+/// `Scripts/make-store-fixtures.py`, which copies the DDL from this file) and prove that such files still open.
 enum FrameworkSchema {
     static let schema = StoreSchema(
         kind: "ENStore", signatureTable: "store_metadata",
-        migrations: [("v1", migrateV1), ("v2", migrateV2), ("v3", migrateV3)])
+        migrations: [("v1", migrateV1), ("v2", migrateV2), ("v3", migrateV3), ("v4", migrateV4)])
 
     /// Schema v1: the device's data, detection state and results, and the sample app's data.
     static func migrateV1(_ db: Database) throws {
@@ -156,6 +156,26 @@ enum FrameworkSchema {
                     preauthorization_released_at REAL
                 );
                 INSERT INTO manager_state (id) VALUES (1);
+                """)
+    }
+
+    /// Schema v4: diagnosis keys are cached as the key files they came in, not one row per key.
+    ///
+    /// - `cached_keys` is dropped with its rows. It is a cache: losing it only means fewer cached keys until
+    ///   new key files arrive (the next detections cache the files they process, and a key older than 14 days
+    ///   would have expired anyway).
+    /// - `cached_key_files`: one row per verified key file, identified by the SHA-256 of its `export.bin`,
+    ///   which is stored whole (sealed with the store's cipher when it has one).
+    static func migrateV4(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP TABLE cached_keys;
+                CREATE TABLE cached_key_files (
+                    id INTEGER PRIMARY KEY,
+                    hash BLOB NOT NULL UNIQUE,
+                    export_binary BLOB NOT NULL,
+                    cached_at REAL NOT NULL
+                );
                 """)
     }
 }

@@ -56,7 +56,7 @@ package enum StoreCodec {
         return data
     }
 
-    // MARK: Diagnosis keys (ENStore's cached keys and ENKeyServer's posted keys share a column layout)
+    // MARK: Diagnosis keys (the column layout of ENKeyServer's posted keys)
 
     package static let keyColumns =
         "key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, variant"

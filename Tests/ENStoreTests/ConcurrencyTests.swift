@@ -7,12 +7,12 @@ import Testing
 
 @Suite("Concurrency")
 struct ConcurrencyTests {
-    static let keysPerDetection = 40
+    static let keyFilesPerDetection = 3
     static let filesPerDetection = 4
     static let sightingsPerBatch = 50
 
-    /// One writer records detections (a result, 4 key files, 40 cached keys and a ledger entry each: 46 rows in
-    /// four tables) and adds sightings in batches of 50, while eight readers (half async, half synchronous on
+    /// One writer records detections (a result, 4 processed key files, 3 cached key files of 16 KiB and a ledger
+    /// entry each: 9 rows in four tables) and adds sightings in batches of 50, while eight readers (half async, half synchronous on
     /// threads of their own) read the record counts in one snapshot each. Every snapshot must hold whole
     /// detections and whole batches only, counts never go backwards, and nothing is lost.
     @Test func readersNeverSeeHalfADetectionOrHalfABatch() async throws {
@@ -24,7 +24,7 @@ struct ConcurrencyTests {
         expected.detections = detections
         expected.ledgerEntries = detections
         expected.processedKeyFiles = detections * Self.filesPerDetection
-        expected.cachedDiagnosisKeys = detections * Self.keysPerDetection
+        expected.cachedKeyFiles = detections * Self.keyFilesPerDetection
         expected.sightings = detections * Self.sightingsPerBatch
         #expect(race.final == expected)
     }
@@ -47,7 +47,7 @@ struct ConcurrencyTests {
     static func isWhole(_ counts: ENStoreRecordCounts) -> Bool {
         counts.ledgerEntries == counts.detections
             && counts.processedKeyFiles == counts.detections * filesPerDetection
-            && counts.cachedDiagnosisKeys == counts.detections * keysPerDetection
+            && counts.cachedKeyFiles == counts.detections * keyFilesPerDetection
             && counts.sightings % sightingsPerBatch == 0
     }
 
@@ -56,7 +56,6 @@ struct ConcurrencyTests {
         defer { directory.cleanUp() }
         let store = try ENStore(
             path: directory.path("store.sqlite"), configuration: TestClock(referenceDate).configuration())
-        let today = ENIntervalNumber(date: referenceDate).rollingStart
         let writerDone = Flag()
         let tally = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -69,7 +68,12 @@ struct ConcurrencyTests {
                         processedKeyFileHashes: (0..<filesPerDetection).map { f in
                             Data(repeating: UInt8(f), count: 8) + withUnsafeBytes(of: UInt64(n)) { Data($0) }
                         },
-                        cachedKeys: (0..<keysPerDetection).map { k in makeKey(n * keysPerDetection + k, start: today) })
+                        cachedKeyFiles: (0..<keyFilesPerDetection).map { k in
+                            ENCachedKeyFile(
+                                hash: Data(repeating: UInt8(k), count: 24)
+                                    + withUnsafeBytes(of: UInt64(n)) { Data($0) },
+                                exportBinary: Data(repeating: UInt8(truncatingIfNeeded: n), count: 16_384))
+                        })
                     let sightings = (0..<sightingsPerBatch).map {
                         makeSighting(n * sightingsPerBatch + $0, at: referenceDate)
                     }

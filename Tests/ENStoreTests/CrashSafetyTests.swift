@@ -18,12 +18,13 @@ struct CrashDetectionResult: Codable, Sendable {
 
 @Suite("Crash safety")
 struct CrashSafetyTests {
-    static let keysPerDetection = 20
+    static let keyFilesPerDetection = 2
 
     /// The helper records detections in a loop; it is killed with SIGKILL at a random moment 20 times, and
     /// after each kill the store must pass `PRAGMA integrity_check` and hold whole detections only: for n
-    /// detections, results 1...n, key files 1...n processed (n+1 not), 20 n cached keys, n ledger entries,
-    /// and the newest ledger entry dated as detection n.
+    /// detections, results 1...n, key files 1...n processed (n+1 not), the 2 n cached key files of detections
+    /// 1...n in order (the newest with its whole contents), n ledger entries, and the newest ledger entry dated
+    /// as detection n.
     @Test func killingAWriterAtRandomNeverCorruptsOrHalfWrites() throws {
         let helper = try Self.helperURL()
         let directory = try TemporaryDirectory()
@@ -58,7 +59,15 @@ struct CrashSafetyTests {
             #expect(detections.allSatisfy { $0.result.padding.count == 100 })
             let hashes = (1...(n + 1)).map(Self.keyFileHash)
             #expect(try store.read(.unprocessedKeyFileHashes(hashes)) == [Self.keyFileHash(n + 1)])
-            #expect(try store.read(.cachedDiagnosisKeys).count == n * Self.keysPerDetection)
+            let cachedHashes = (0..<n * Self.keyFilesPerDetection).map { i in
+                Self.cachedKeyFileHash(i / Self.keyFilesPerDetection + 1, i % Self.keyFilesPerDetection)
+            }
+            #expect(try store.read(.cachedKeyFileHashes) == cachedHashes)
+            if n > 0 {
+                let newest = try store.read(.cachedKeyFile(Self.cachedKeyFileHash(n, 1)))
+                #expect(newest == Data(repeating: UInt8(truncatingIfNeeded: n + 1), count: 65_536))
+            }
+            #expect(try store.read(.cachedKeyFile(Self.cachedKeyFileHash(n + 1, 0))) == nil)
             let ledger = try store.read(.rateLimitLedger(since: .distantPast))
             #expect(ledger.count == n)
             #expect(ledger.last == detections.last?.date)
@@ -74,6 +83,13 @@ struct CrashSafetyTests {
     static func keyFileHash(_ sequence: Int) -> Data {
         var data = Data(count: 32)
         withUnsafeBytes(of: UInt64(sequence).littleEndian) { data.replaceSubrange(0..<8, with: $0) }
+        return data
+    }
+
+    static func cachedKeyFileHash(_ sequence: Int, _ index: Int) -> Data {
+        var data = Data(repeating: 0xCF, count: 32)
+        withUnsafeBytes(of: UInt64(sequence).littleEndian) { data.replaceSubrange(0..<8, with: $0) }
+        data[8] = UInt8(index)
         return data
     }
 

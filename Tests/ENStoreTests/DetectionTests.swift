@@ -1,28 +1,48 @@
 import ENCore
+import ENCrypto
 import ENStore
+import ENTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Detection results and framework state")
 struct DetectionTests {
     func hash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
 
+    /// Real key files' `export.bin`s (from Tests/ENTestSupport/Fixtures/export), cached under their SHA-256.
+    static let exportBinaryFixtures = [
+        "export/generated/bare-export.bin", "export/en-internals/app_raw_export.bin",
+        "export/en-internals/cpp_testdata_export.bin",
+    ]
+
+    func keyFile(_ exportBinary: Data) -> ENCachedKeyFile {
+        ENCachedKeyFile(hash: SHA256.hash(exportBinary), exportBinary: exportBinary)
+    }
+
+    /// A cached key file whose contents must never be read; reading them counts in `reads` and fails.
+    func unreadKeyFile(_ hash: Data, _ reads: Counter) -> ENCachedKeyFile {
+        ENCachedKeyFile(hash: hash) { () throws(ENError) in
+            reads.value.add(1, ordering: .relaxed)
+            throw ENError(.internal, "the contents of an already cached file were read")
+        }
+    }
+
     @Test func aDetectionStoresResultAndAdvancesStateTogether() throws {
         let clock = TestClock(referenceDate)
         let store = try ENStore(inMemoryWith: clock.configuration())
         #expect(try store.read(.recordCounts) == ENStoreRecordCounts())
-        let today = ENIntervalNumber(date: referenceDate).rollingStart
-        let keys = (0..<5).map { makeKey($0, start: today.adding(-144 * $0)) }
+        let files = try Self.exportBinaryFixtures.map { path in keyFile(try Fixtures.data(path)) }
         let id = try store.write(
             .recordDetection(
                 ENDetectionRecord(
                     date: referenceDate, kind: "v2", result: SampleSummary(matchedKeyCount: 2, maximumScore: 1_800),
-                    processedKeyFileHashes: [hash(1), hash(2)], cachedKeys: keys)))
+                    processedKeyFileHashes: [hash(1), hash(2)], cachedKeyFiles: files)))
         var counts = ENStoreRecordCounts()
-        (counts.detections, counts.processedKeyFiles, counts.cachedDiagnosisKeys, counts.ledgerEntries) = (1, 2, 5, 1)
+        (counts.detections, counts.processedKeyFiles, counts.cachedKeyFiles, counts.ledgerEntries) = (1, 2, 3, 1)
         #expect(try store.read(.recordCounts) == counts)
         #expect(try store.read(.unprocessedKeyFileHashes([hash(1), hash(3), hash(2)])) == [hash(3)])
-        #expect(Set(try store.read(.cachedDiagnosisKeys)) == Set(keys))
+        #expect(try store.read(.cachedKeyFileHashes) == files.map(\.hash))
         #expect(try store.read(.rateLimitLedger(since: .distantPast)) == [referenceDate])
         let stored = try #require(try store.read(.latestDetection(as: SampleSummary.self)))
         #expect(
@@ -32,16 +52,82 @@ struct DetectionTests {
                     result: SampleSummary(matchedKeyCount: 2, maximumScore: 1_800)))
     }
 
-    @Test func cachedKeysAreOneKeyPerKeyDataAndStartWithTheLatestCopyWinning() async throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
-        let today = ENIntervalNumber(date: referenceDate).rollingStart
-        var key = makeKey(1, start: today)
+    /// Each real `export.bin` reads back byte for byte, from a file store reopened, one file per read.
+    @Test func cachedKeyFilesReadBackWholeFromAFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("store.sqlite")
+        let clock = TestClock(referenceDate)
+        let binaries = try Self.exportBinaryFixtures.map { path in try Fixtures.data(path) }
+        let store = try ENStore(path: path, configuration: clock.configuration())
         try await store.write(
-            .recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, cachedKeys: [key, key])))
-        key.diagnosisReportType = .revoked
+            .recordDetection(
+                ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, cachedKeyFiles: binaries.map(keyFile))))
+        try store.close()
+
+        let reopened = try ENStore(path: path, configuration: clock.configuration())
+        let hashes = try await reopened.read(.cachedKeyFileHashes)
+        #expect(hashes == binaries.map { SHA256.hash($0) })
+        for (hash, binary) in zip(hashes, binaries) {
+            #expect(try await reopened.read(.cachedKeyFile(hash)) == binary)
+        }
+        #expect(try await reopened.read(.cachedKeyFile(hash(7))) == nil)
+        #expect(try await reopened.read(.cachedKeyFile(Data())) == nil)
+    }
+
+    /// The same file in two detections (and twice in one) is cached once, with its first contents and date;
+    /// the later copies' contents are never read.
+    @Test func aFileCachedTwiceIsStoredOnceAndNotReadAgain() async throws {
+        let clock = TestClock(referenceDate)
+        let store = try ENStore(inMemoryWith: clock.configuration())
+        let binary = try Fixtures.data("export/generated/bare-export.bin")
+        let reads = Counter()
+        let file = keyFile(binary)
         try await store.write(
-            .recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 2, cachedKeys: [key])))
-        #expect(try await store.read(.cachedDiagnosisKeys) == [key])
+            .recordDetection(
+                ENDetectionRecord(
+                    date: clock.now, kind: "v2", result: 1, cachedKeyFiles: [file, unreadKeyFile(file.hash, reads)])))
+        clock.advance(by: 3_600)
+        try await store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: clock.now, kind: "v2", result: 2,
+                    cachedKeyFiles: [unreadKeyFile(file.hash, reads), keyFile(Data("another file".utf8))])))
+        #expect(reads.value.load(ordering: .relaxed) == 0)
+        #expect(try await store.read(.cachedKeyFileHashes) == [file.hash, SHA256.hash(Data("another file".utf8))])
+        #expect(try await store.read(.cachedKeyFile(file.hash)) == binary)
+        #expect(try await store.read(.recordCounts).cachedKeyFiles == 2)
+        #expect(try await store.read(.detections(as: Int.self)).map(\.result) == [1, 2])
+    }
+
+    /// An error thrown while a file is read aborts the whole detection, and is the error the caller sees.
+    @Test func aFileThatCannotBeReadWritesNothing() async throws {
+        let clock = TestClock(referenceDate)
+        let store = try ENStore(inMemoryWith: clock.configuration())
+        try await store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: clock.now, kind: "v2", result: 1, processedKeyFileHashes: [hash(1)],
+                    cachedKeyFiles: [keyFile(Data("first".utf8))])))
+        let before = try await store.read(.recordCounts)
+        let failure = ENError(.dataInaccessible, "export.bin vanished", context: ENError.Context(file: "batch-2.zip"))
+        let error = await #expect(throws: ENError.self) {
+            try await store.write(
+                .recordDetection(
+                    ENDetectionRecord(
+                        date: clock.now, kind: "v2", result: 2, processedKeyFileHashes: [hash(2)],
+                        cachedKeyFiles: [
+                            keyFile(Data("second".utf8)),
+                            ENCachedKeyFile(hash: hash(3)) { () throws(ENError) in throw failure },
+                        ])))
+        }
+        #expect(error?.code == .dataInaccessible)
+        #expect(error?.context == failure.context)
+        #expect(try await store.read(.recordCounts) == before)
+        #expect(try await store.read(.detections(as: Int.self)).map(\.result) == [1])
+        #expect(try await store.read(.rateLimitLedger(since: .distantPast)) == [referenceDate])
+        #expect(try await store.read(.unprocessedKeyFileHashes([hash(1), hash(2)])) == [hash(2)])
+        #expect(try await store.read(.cachedKeyFileHashes) == [SHA256.hash(Data("first".utf8))])
     }
 
     @Test func theRateLimitIsCheckedInsideTheTransaction() async throws {
@@ -110,11 +196,30 @@ struct DetectionTests {
 
     @Test func invalidInputWritesNothing() throws {
         let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
-        let bad = ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)
-        expectCode(.badParameter) {
-            try store.write(
-                .recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, cachedKeys: [bad])))
+        let reads = Counter()
+        // A hash that is not a SHA-256 is refused before any file is read.
+        for badHash in [Data(), Data(count: 31), Data(count: 33)] {
+            let error = #expect(throws: ENError.self) {
+                try store.write(
+                    .recordDetection(
+                        ENDetectionRecord(
+                            date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [hash(1)],
+                            cachedKeyFiles: [unreadKeyFile(hash(2), reads), unreadKeyFile(badHash, reads)])))
+            }
+            #expect(error?.code == .badParameter)
+            #expect(error?.context == ENError.Context(section: "cachedKeyFiles", index: 1, field: "hash"))
         }
+        #expect(reads.value.load(ordering: .relaxed) == 0)
+        // An empty export.bin is refused, and the file read before it is not kept.
+        let error = #expect(throws: ENError.self) {
+            try store.write(
+                .recordDetection(
+                    ENDetectionRecord(
+                        date: referenceDate, kind: "v2", result: 1,
+                        cachedKeyFiles: [keyFile(Data([1])), ENCachedKeyFile(hash: hash(4), exportBinary: Data())])))
+        }
+        #expect(error?.code == .badParameter)
+        #expect(error?.context == ENError.Context(section: "cachedKeyFiles", index: 1, field: "exportBinary"))
         expectCode(.badParameter) {
             try store.write(
                 .recordDetection(
@@ -127,4 +232,9 @@ struct DetectionTests {
         #expect(try store.read(.recordCounts) == ENStoreRecordCounts())
         #expect(try store.read(.detections(as: Int.self)).isEmpty)
     }
+}
+
+/// A count shared with `@Sendable` closures.
+final class Counter: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -2,6 +2,7 @@ import ENCore
 import ENStore
 import ENTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// Encryption at rest with the real AES-GCM cipher (`ENCrypto.AESGCM.Key`, which the embedder passes in;
@@ -18,8 +19,18 @@ struct EncryptionTests {
             rpi: try RollingProximityIdentifier(bytes: rpiBytes), aem: AssociatedEncryptedMetadata(rawValue: 1),
             timestamp: referenceDate, rssi: -70)
         try store.write(.addSightings([sighting]))
+        try store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: referenceDate, kind: "v2", result: 0,
+                    cachedKeyFiles: [ENCachedKeyFile(hash: keyFileHash, exportBinary: try exportBinary())])))
         try store.close()
     }
+
+    /// A real `export.bin` of 172 bytes: small enough to sit whole in one database page, so the search on disk
+    /// finds it when it is stored in the clear.
+    func exportBinary() throws -> Data { try Fixtures.data("export/generated/bare-export.bin") }
+    let keyFileHash = Data(repeating: 0x4B, count: 32)
 
     func onDisk(_ path: String, _ bytes: Data) throws -> Bool {
         try fileContains(path, bytes) || fileContains(path + "-wal", bytes)
@@ -33,6 +44,7 @@ struct EncryptionTests {
         // The control for the test below: the search does find clear bytes.
         #expect(try onDisk(path, secretKey))
         #expect(try onDisk(path, Data(rpiBytes)))
+        #expect(try onDisk(path, try exportBinary()))
     }
 
     @Test func encryptedStoresSealKeysAndSightingsAndReadThemBack() throws {
@@ -44,10 +56,12 @@ struct EncryptionTests {
         try fill(try ENStore(path: path, configuration: clock.configuration(cipher: cipher)))
         #expect(try !onDisk(path, secretKey))
         #expect(try !onDisk(path, Data(rpiBytes)))
+        #expect(try !onDisk(path, try exportBinary()))
 
         let store = try ENStore(path: path, configuration: clock.configuration(cipher: cipher))
         #expect(try store.read(.ownKeys).map(\.keyData) == [secretKey])
         #expect(try store.read(.sightings(from: .distantPast)).map(\.rpi.bytes) == [rpiBytes])
+        #expect(try store.read(.cachedKeyFile(keyFileHash)) == exportBinary())
     }
 
     @Test func aWrongKeyOrAMissingCipherIsDataInaccessibleAndAddingOneLaterIsRefused() throws {
@@ -81,6 +95,39 @@ struct EncryptionTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    /// A sealed key file is bound to its hash: copied into another file's row, it does not open there.
+    @Test func aSealedKeyFileDoesNotOpenInAnotherRow() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("sealed.sqlite")
+        let configuration = TestClock(referenceDate).configuration(cipher: aesCipher([5]))
+        let other = Data(repeating: 0x4C, count: 32)
+        var store = try ENStore(path: path, configuration: configuration)
+        try store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: referenceDate, kind: "v2", result: 0,
+                    cachedKeyFiles: [
+                        ENCachedKeyFile(hash: keyFileHash, exportBinary: try exportBinary()),
+                        ENCachedKeyFile(hash: other, exportBinary: Data("another export.bin".utf8)),
+                    ])))
+        #expect(try store.read(.cachedKeyFile(other)) == Data("another export.bin".utf8))
+        try store.close()
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE cached_key_files SET export_binary = (SELECT export_binary FROM cached_key_files WHERE hash = ?)
+                    WHERE hash = ?
+                    """, arguments: [other, keyFileHash])
+        }
+        try queue.close()
+        store = try ENStore(path: path, configuration: configuration)
+        #expect(throws: ENError.self) { _ = try store.read(.cachedKeyFile(keyFileHash)) }
+        // The control: the same sealed value still opens in its own row.
+        #expect(try store.read(.cachedKeyFile(other)) == Data("another export.bin".utf8))
     }
 
     @Test func keyRollingWorksOnAnEncryptedStore() async throws {

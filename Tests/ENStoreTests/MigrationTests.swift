@@ -27,8 +27,9 @@ struct MigrationTests {
             ])
     }
 
-    /// The framework records of the fixtures must survive every migration unchanged.
-    func expectFrameworkRecordsIntact(_ store: ENStore) throws {
+    /// The framework records of the fixtures must survive every migration unchanged, except the cached
+    /// diagnosis keys, which v4 drops (a cache, replaced by cached key files).
+    func expectFrameworkRecordsIntact(_ store: ENStore, managerState: ENManagerState = ENManagerState()) throws {
         #expect(
             try store.read(.ownKeys) == [
                 ENTemporaryExposureKey(keyData: Data(repeating: 0x11, count: 16), rollingStartNumber: dayStart)
@@ -45,19 +46,35 @@ struct MigrationTests {
                     id: 1, date: referenceDate.addingTimeInterval(60), kind: "v2",
                     result: SampleSummary(matchedKeyCount: 1, maximumScore: 1_800)))
         #expect(try store.read(.unprocessedKeyFileHashes([Data(repeating: 0xAB, count: 32)])).isEmpty)
-        #expect(
-            try store.read(.cachedDiagnosisKeys) == [
-                ENTemporaryExposureKey(
-                    keyData: Data(repeating: 0x22, count: 16), rollingStartNumber: dayStart.adding(-144),
-                    transmissionRiskLevel: 4, diagnosisReportType: .confirmedTest, daysSinceOnsetOfSymptoms: -2)
-            ])
+        #expect(try store.read(.cachedKeyFileHashes).isEmpty)
+        #expect(try store.read(.recordCounts).cachedKeyFiles == 0)
         // v2 seeded the rate-limit ledger from the detections v1 recorded (once).
         #expect(try store.read(.rateLimitLedger(since: .distantPast)) == [referenceDate.addingTimeInterval(60)])
-        // v3's manager state starts at Apple's defaults.
-        #expect(try store.read(.managerState) == ENManagerState())
+        // v3's manager state starts at Apple's defaults (a v3 file keeps the one it had).
+        #expect(try store.read(.managerState) == managerState)
     }
 
-    /// `Fixtures/store-v1.sqlite` was written by schema v1 (see `make-fixtures.py`); opening it migrates to v3.
+    /// A file migrated to v4 has `cached_key_files`, no `cached_keys` (the fixture's cached key is gone with
+    /// it), and caches key files like a new store.
+    func expectSchemaV4CachedKeyFiles(_ path: String, _ store: ENStore) throws {
+        let tables = Set(try tableNames(path))
+        #expect(tables.contains("cached_key_files"))
+        #expect(!tables.contains("cached_keys"))
+        #expect(
+            try rows(path, "SELECT identifier FROM grdb_migrations").map { $0[0] as String } == [
+                "v1", "v2", "v3", "v4",
+            ])
+        let file = ENCachedKeyFile(hash: Data(repeating: 0x5C, count: 32), exportBinary: Data("EK Export v1    ".utf8))
+        try store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: referenceDate, kind: "v2", result: 0, cachedKeyFiles: [file], countsTowardRateLimit: false)))
+        #expect(try store.read(.cachedKeyFileHashes) == [file.hash])
+        #expect(try store.read(.cachedKeyFile(file.hash)) == Data("EK Export v1    ".utf8))
+    }
+
+    /// `Fixtures/store-v1.sqlite` was written by schema v1 (see `Scripts/make-store-fixtures.py`); opening it
+    /// migrates to v4.
     /// The app's tables hold data, so v3 keeps them as legacy tables; the key server's (created empty by v2)
     /// are dropped. The app data is imported into an app store once, then deleted.
     @Test func aSchemaV1FileOpensWithEveryRecordIntactAndItsAppDataImportable() throws {
@@ -98,10 +115,11 @@ struct MigrationTests {
         try store.close()
         let again = try ENStore(path: path, configuration: clock.configuration())
         try expectFrameworkRecordsIntact(again)
+        try expectSchemaV4CachedKeyFiles(path, again)
     }
 
-    /// `Fixtures/store-v2.sqlite` is today's schema before this version: v3 keeps its key-server rows, untouched,
-    /// in legacy tables until they are deleted.
+    /// `Fixtures/store-v2.sqlite` was written by schemas v1 and v2: v3 keeps its key-server rows, untouched, in
+    /// legacy tables until they are deleted; v4 replaces its cached keys by cached key files.
     @Test func aSchemaV2FileKeepsItsKeyServerRowsUntouchedUntilDeleted() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -124,6 +142,31 @@ struct MigrationTests {
         #expect(try store.write(.deleteLegacyData))
         #expect(try tableNames(path).filter { $0.hasPrefix("legacy_") }.isEmpty)
         try expectFrameworkRecordsIntact(store)
+        try expectSchemaV4CachedKeyFiles(path, store)
+    }
+
+    /// `Fixtures/store-v3.sqlite` is the v2 file after schema v3 (every legacy table kept, a manager state set):
+    /// v4 drops its cached keys, adds cached key files, and leaves everything else as it was.
+    @Test func aSchemaV3FileMigratesToCachedKeyFilesWithEverythingElseIntact() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = try copyFixture("store-v3.sqlite", to: directory)
+        let original = try Fixtures.url("store/store-v3.sqlite").path
+        #expect(try tableNames(original).contains("cached_keys"))
+        let legacyTables = [
+            "legacy_state", "legacy_test_results", "legacy_exposures", "legacy_server_keys", "legacy_server_batches",
+        ]
+        let originalLegacyRows = try legacyTables.map { table in try rows(original, "SELECT * FROM \(table)") }
+
+        let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        try store.checkIntegrity()
+        let managerState = ENManagerState(
+            exposureNotificationEnabled: true, authorizationStatus: .authorized,
+            preAuthorization: ENPreAuthorization(authorizedAt: referenceDate.addingTimeInterval(30)))
+        try expectFrameworkRecordsIntact(store, managerState: managerState)
+        #expect(try store.read(.legacyAppData) == fixtureAppData)
+        #expect(try legacyTables.map { table in try rows(path, "SELECT * FROM \(table)") } == originalLegacyRows)
+        try expectSchemaV4CachedKeyFiles(path, store)
     }
 
     @Test func eraseAllDeletesLegacyTablesToo() throws {
@@ -150,7 +193,7 @@ struct MigrationTests {
         #expect(
             Set(try tableNames(storePath)) == [
                 "grdb_migrations", "store_metadata", "own_keys", "sightings", "detections", "processed_key_files",
-                "cached_keys", "detection_ledger", "manager_state",
+                "cached_key_files", "detection_ledger", "manager_state",
             ])
         #expect(Set(try tableNames(appPath)) == ["grdb_migrations", "app_state", "test_results", "exposures"])
         #expect(try ENStore(inMemoryWith: ENStoreConfiguration()).read(.legacyAppData) == nil)

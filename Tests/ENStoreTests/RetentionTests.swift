@@ -25,7 +25,7 @@ struct RetentionTests {
             .recordDetection(
                 ENDetectionRecord(
                     date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([1])],
-                    cachedKeys: [makeKey(1, start: today)])))
+                    cachedKeyFiles: [ENCachedKeyFile(hash: Data(repeating: 1, count: 32), exportBinary: Data([1]))])))
         try store.write(.setExposureNotificationEnabled(true))
         try appStore.write(.saveTestResult(ENTestResult(dateAdministered: referenceDate)))
         try appStore.write(.recordDetection(at: referenceDate, newExposures: [ENExposureRecord(date: referenceDate)]))
@@ -40,7 +40,7 @@ struct RetentionTests {
         var expected = ENStoreRecordCounts()
         expected.ownKeys = 1
         expected.sightings = 1
-        expected.cachedDiagnosisKeys = 1
+        expected.cachedKeyFiles = 1
         expected.processedKeyFiles = 1
         expected.ledgerEntries = 1
         expected.detections = 1
@@ -50,7 +50,7 @@ struct RetentionTests {
             try store.read(.sightings(from: .distantPast)) == [
                 makeSighting(2, at: referenceDate.addingTimeInterval(2 * 86_400))
             ])
-        #expect(try store.read(.cachedDiagnosisKeys).isEmpty)
+        #expect(try store.read(.cachedKeyFileHashes).isEmpty)
         #expect(try store.read(.detections(as: Int.self)).isEmpty)
         #expect(try store.read(.unprocessedKeyFileHashes([Data([1])])) == [Data([1])])
         // The manager state is not a record with an age.
@@ -61,17 +61,30 @@ struct RetentionTests {
         #expect(try appStore.read(.detectionState).lastDetectionDate == referenceDate)
     }
 
-    @Test func cachedKeysOlderThan14DaysGoEvenWhenCachedRecently() async throws {
+    /// A key file goes 14 days after it was first cached, even when a later detection brought it again.
+    @Test func cachedKeyFilesGo14DaysAfterTheyWereFirstCached() async throws {
         let clock = TestClock(referenceDate)
         let store = try ENStore(inMemoryWith: clock.configuration())
-        let today = ENIntervalNumber(date: referenceDate).rollingStart
-        let old = makeKey(1, start: today.adding(-15 * 144))
-        let fresh = makeKey(2, start: today.adding(-13 * 144))
+        func file(_ n: UInt8) -> ENCachedKeyFile {
+            ENCachedKeyFile(hash: Data(repeating: n, count: 32), exportBinary: Data(repeating: n, count: 100))
+        }
         try await store.write(
-            .recordDetection(ENDetectionRecord(date: referenceDate, kind: "v2", result: 0, cachedKeys: [old, fresh])))
-        let report = try await store.write(.deleteExpiredRecords())
-        #expect(report.cachedDiagnosisKeys == 1)
-        #expect(try await store.read(.cachedDiagnosisKeys) == [fresh])
+            .recordDetection(ENDetectionRecord(date: clock.now, kind: "v2", result: 0, cachedKeyFiles: [file(1)])))
+        clock.advance(by: 2 * 86_400)
+        try await store.write(
+            .recordDetection(
+                ENDetectionRecord(date: clock.now, kind: "v2", result: 1, cachedKeyFiles: [file(1), file(2)])))
+        // 14 days after the first detection, to the second: nothing is older than 14 days yet.
+        clock.advance(by: 12 * 86_400)
+        #expect(try await store.write(.deleteExpiredRecords()).cachedKeyFiles == 0)
+        clock.advance(by: 1)
+        #expect(try await store.write(.deleteExpiredRecords()).cachedKeyFiles == 1)
+        #expect(try await store.read(.cachedKeyFileHashes) == [file(2).hash])
+        #expect(try await store.read(.cachedKeyFile(file(1).hash)) == nil)
+        #expect(try await store.read(.cachedKeyFile(file(2).hash)) == Data(repeating: 2, count: 100))
+        clock.advance(by: 2 * 86_400)
+        #expect(try await store.write(.deleteExpiredRecords()).cachedKeyFiles == 1)
+        #expect(try await store.read(.cachedKeyFileHashes).isEmpty)
     }
 
     @Test func expiredRecordsAreDeletedWhenTheStoreOpens() throws {
@@ -92,13 +105,14 @@ struct RetentionTests {
         let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let secret = Data(repeating: 0xC3, count: 16)
+        let cachedFile = Data("EK Export v1    a cached key file".utf8)
         try await store.write(.saveOwnKey(ENTemporaryExposureKey(keyData: secret, rollingStartNumber: today)))
         try await store.write(.addSightings((0..<100).map { makeSighting($0, at: referenceDate) }))
         try await store.write(
             .recordDetection(
                 ENDetectionRecord(
                     date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([9])],
-                    cachedKeys: [makeKey(1, start: today)])))
+                    cachedKeyFiles: [ENCachedKeyFile(hash: Data(repeating: 9, count: 32), exportBinary: cachedFile)])))
         try await store.write(.setExposureNotificationEnabled(true))
         try await store.write(.setAuthorizationStatus(.authorized))
         try await store.write(.setPreAuthorization(ENPreAuthorization(authorizedAt: referenceDate)))
@@ -108,7 +122,7 @@ struct RetentionTests {
         #expect(try await store.read(.ownKeys).isEmpty)
         #expect(try await store.read(.recordCounts) == ENStoreRecordCounts())
         #expect(try await store.read(.detections(as: Int.self)).isEmpty)
-        #expect(try await store.read(.cachedDiagnosisKeys).isEmpty)
+        #expect(try await store.read(.cachedKeyFileHashes).isEmpty)
         #expect(try await store.read(.unprocessedKeyFileHashes([Data([9])])) == [Data([9])])
         #expect(try await store.read(.rateLimitLedger(since: .distantPast)).isEmpty)
         #expect(try await store.read(.managerState) == ENManagerState())
@@ -116,6 +130,8 @@ struct RetentionTests {
         try store.close()
         #expect(try !fileContains(path, secret))
         #expect(try !fileContains(path + "-wal", secret))
+        #expect(try !fileContains(path, cachedFile))
+        #expect(try !fileContains(path + "-wal", cachedFile))
         // Still usable.
         let reopened = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
         try await reopened.write(.addSightings([makeSighting(1, at: referenceDate)]))

@@ -1,5 +1,5 @@
 -- A store written by schema v1 (StoreSchema.migrateV1, copied verbatim), with one row per table.
--- Regenerate with make-fixtures.py.
+-- Regenerate with Scripts/make-store-fixtures.py.
 CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
 INSERT INTO grdb_migrations VALUES ('v1');
 CREATE TABLE store_metadata (
