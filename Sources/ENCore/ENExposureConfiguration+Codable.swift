@@ -38,7 +38,8 @@ extension ENExposureConfiguration: Codable {
         try reader.double("transmissionRiskWeight") { transmissionRiskWeight = $0 }
         if let score = try reader.integer("minimumRiskScore") {
             guard let value = ENRiskScore(exactly: score) else {
-                throw ENError.badParameter("minimumRiskScore must be 0...255, got \(score)")
+                throw ENError.badParameter(
+                    "minimumRiskScore must be 0...255, got \(score)", context: .init(field: "minimumRiskScore"))
             }
             minimumRiskScore = value
         }
@@ -64,7 +65,8 @@ extension ENExposureConfiguration: Codable {
         if let raw = try reader.integer("reportTypeNoneMap") {
             guard let type = UInt32(exactly: raw).flatMap(ENDiagnosisReportType.init(rawValue:)), type != .revoked
             else {
-                throw ENError.badParameter("reportTypeNoneMap must be 0...4, got \(raw)")
+                throw ENError.badParameter(
+                    "reportTypeNoneMap must be 0...4, got \(raw)", context: .init(field: "reportTypeNoneMap"))
             }
             reportTypeNoneMap = type
         }
@@ -148,7 +150,7 @@ private struct FieldReader {
         do {
             return try container.decode(T.self, forKey: ConfigurationKey(name))
         } catch {
-            throw .badParameter("\(name) must be \(expected)")
+            throw .badParameter("\(name) must be \(expected)", context: .init(field: name))
         }
     }
 
@@ -182,7 +184,8 @@ private struct FieldReader {
         var levels: [ENRiskLevelValue] = []
         for value in values {
             guard let level = ENRiskLevelValue(exactly: value), level <= ENRiskLevelValueMax else {
-                throw .badParameter("\(key) entries must be 0...\(ENRiskLevelValueMax), got \(value)")
+                throw .badParameter(
+                    "\(key) entries must be 0...\(ENRiskLevelValueMax), got \(value)", context: .init(field: key))
             }
             levels.append(level)
         }
@@ -200,10 +203,14 @@ private struct FieldReader {
             } else if let number = Int(key) {
                 day = number
             } else {
-                throw .badParameter("\(name) key \"\(key)\" is neither a day number -14...14 nor \"unknown\"")
+                throw .badParameter(
+                    "\(name) key \"\(key)\" is neither a day number -14...14 nor \"unknown\"",
+                    context: .init(field: name))
             }
             guard let infectiousness = UInt32(exactly: value).flatMap(ENInfectiousness.init(rawValue:)) else {
-                throw .badParameter("\(name)[\"\(key)\"] must be 0 (none), 1 (standard) or 2 (high), got \(value)")
+                throw .badParameter(
+                    "\(name)[\"\(key)\"] must be 0 (none), 1 (standard) or 2 (high), got \(value)",
+                    context: .init(field: name))
             }
             map[day] = infectiousness
         }

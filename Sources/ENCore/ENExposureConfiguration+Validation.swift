@@ -21,10 +21,13 @@ extension ENExposureConfiguration {
         ]
         for (name, values) in levelTables {
             guard values.count == Self.levelValueCount else {
-                throw .badParameter("\(name) must have \(Self.levelValueCount) entries, got \(values.count)")
+                throw .badParameter(
+                    "\(name) must have \(Self.levelValueCount) entries, got \(values.count)",
+                    context: .init(field: name))
             }
             if let bad = values.first(where: { $0 > ENRiskLevelValueMax }) {
-                throw .badParameter("\(name) entries must be 0...\(ENRiskLevelValueMax), got \(bad)")
+                throw .badParameter(
+                    "\(name) entries must be 0...\(ENRiskLevelValueMax), got \(bad)", context: .init(field: name))
             }
         }
         let v1Weights: [(String, Double)] = [
@@ -39,10 +42,13 @@ extension ENExposureConfiguration {
         try Self.check("minimumRiskScoreFullRange", minimumRiskScoreFullRange, within: 0...Self.maximumFullRangeScore)
         guard Self.thresholdCounts.contains(attenuationDurationThresholds.count) else {
             throw .badParameter(
-                "attenuationDurationThresholds must have 2 or 3 entries, got \(attenuationDurationThresholds.count)")
+                "attenuationDurationThresholds must have 2 or 3 entries, got \(attenuationDurationThresholds.count)",
+                context: .init(field: "attenuationDurationThresholds"))
         }
         if let bad = attenuationDurationThresholds.first(where: { !(0...255).contains($0) }) {
-            throw .badParameter("attenuationDurationThresholds entries must be 0...255 dB, got \(bad)")
+            throw .badParameter(
+                "attenuationDurationThresholds entries must be 0...255 dB, got \(bad)",
+                context: .init(field: "attenuationDurationThresholds"))
         }
         let v2Weights: [(String, Double)] = [
             ("immediateDurationWeight", immediateDurationWeight),
@@ -60,16 +66,19 @@ extension ENExposureConfiguration {
             try Self.check(name, weight, within: ENRiskWeightMin...ENRiskWeightMaxV2)
         }
         guard reportTypeNoneMap != .revoked else {
-            throw .badParameter("reportTypeNoneMap must be 0...4, got 5 (revoked)")
+            throw .badParameter(
+                "reportTypeNoneMap must be 0...4, got 5 (revoked)", context: .init(field: "reportTypeNoneMap"))
         }
         for day in infectiousnessForDaysSinceOnsetOfSymptoms.keys.sorted()
         where day != ENDaysSinceOnsetOfSymptomsUnknown && !ENTemporaryExposureKey.daysSinceOnsetRange.contains(day) {
             throw .badParameter(
-                "infectiousnessForDaysSinceOnsetOfSymptoms keys must be -14...14 or unknown, got \(day)")
+                "infectiousnessForDaysSinceOnsetOfSymptoms keys must be -14...14 or unknown, got \(day)",
+                context: .init(field: "infectiousnessForDaysSinceOnsetOfSymptoms"))
         }
         guard daysSinceLastExposureThreshold >= 0 else {
             throw .badParameter(
-                "daysSinceLastExposureThreshold must not be negative, got \(daysSinceLastExposureThreshold)")
+                "daysSinceLastExposureThreshold must not be negative, got \(daysSinceLastExposureThreshold)",
+                context: .init(field: "daysSinceLastExposureThreshold"))
         }
     }
 
@@ -83,7 +92,8 @@ extension ENExposureConfiguration {
     private static func check(_ name: String, _ value: Double, within range: ClosedRange<Double>) throws(ENError) {
         guard range.contains(value) else {
             throw .badParameter(
-                "\(name) must be \(format(range.lowerBound))...\(format(range.upperBound)), got \(value)")
+                "\(name) must be \(format(range.lowerBound))...\(format(range.upperBound)), got \(value)",
+                context: .init(field: name))
         }
     }
 

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Which key signed an export file, and with which algorithm: the `SignatureInfo` message.
 ///
 /// Every field is optional on the wire, and old files leave some out (no key version, no key id), so each
@@ -27,12 +29,25 @@ public struct ENExportSignatureInfo: Hashable, Sendable, Codable {
 
     /// Whether ``signatureAlgorithm`` names ECDSA P-256 with SHA-256.
     ///
-    /// Accepted: the OID ``ecdsaP256SHA256``; the text `"ECDSA p-256 SHA-256"` (any case) that Google's early
-    /// sample files carry; and an absent field (iOS never reads it). Anything else, including
-    /// `"1.2.840.10045.4.3.4"` (ECDSA with SHA-512, which only Android accepts), is unsupported.
+    /// iOS never reads the field, and real files spell it many ways, so every spelling of that one algorithm is
+    /// accepted and anything else refused. Compared without case, spaces, hyphens, underscores or slashes:
+    /// - the OID ``ecdsaP256SHA256`` (`1.2.840.10045.4.3.2`), which Google's server writes;
+    /// - `"ECDSA p-256 SHA-256"`, the text of Google's early sample files;
+    /// - Java's `"SHA256withECDSA"`, which Apple's sample server writes;
+    /// - `"ecdsa-with-SHA256"` (the OID's ASN.1 name) and JOSE's `"ES256"`;
+    /// - an absent or empty field.
+    ///
+    /// Refused, for example: `"1.2.840.10045.4.3.4"` and `"SHA512withECDSA"` (ECDSA with SHA-512, which only
+    /// Android accepts), `"SHA256withRSA"`.
     public var hasSupportedAlgorithm: Bool {
         guard let signatureAlgorithm else { return true }
-        return signatureAlgorithm == Self.ecdsaP256SHA256
-            || signatureAlgorithm.lowercased() == "ecdsa p-256 sha-256"
+        let trimmed = signatureAlgorithm.trimmingCharacters(in: .whitespaces)
+        if trimmed == Self.ecdsaP256SHA256 { return true }
+        let normalized = String(
+            trimmed.lowercased().unicodeScalars.filter { !" -_/".unicodeScalars.contains($0) }.map(Character.init))
+        return Self.acceptedSpellings.contains(normalized)
     }
+
+    /// The normalized spellings of ECDSA P-256 with SHA-256 (see ``hasSupportedAlgorithm``).
+    static let acceptedSpellings: Set<String> = ["", "ecdsap256sha256", "sha256withecdsa", "ecdsawithsha256", "es256"]
 }

@@ -3,62 +3,87 @@ public import ENStore
 public import Foundation
 internal import GRDB
 
-/// Posted diagnosis keys, de-duplicated, in arrival order, and the export batches they go into.
+/// Posted diagnosis keys, de-duplicated, in arrival order, with their revisions.
 extension ENStoreUpdate where Store == ENKeyServerStore {
-    /// Stores posted diagnosis keys in one transaction; a key already posted (same key data and rolling
-    /// start) is ignored. Returns how many keys were new.
+    /// Stores posted diagnosis keys in one transaction.
+    ///
+    /// A key is identified by its key data and rolling start. A key not stored before is accepted. A key
+    /// already stored with the same report type and days since onset is a duplicate and ignored. A key already
+    /// stored with another report type or days since onset is a revision: when the key was not published yet it
+    /// is simply updated; when it was, the original stays as published and the revised values are published
+    /// again as a revised key in the next batch (with the original transmission risk level, as Google's server
+    /// does). Other differences (risk level, rolling period) are ignored.
     ///
     /// - Parameters:
     ///   - keys: the keys one app posted.
     ///   - date: the arrival date; the store's clock by default.
-    /// - Throws: `ENError.Code.badParameter` naming the first key that does not validate (nothing is stored).
+    /// - Throws: `ENError.Code.badParameter` naming the first key that does not validate (its index in
+    ///   `context.index`, section `"posted keys"`, and the field); nothing is stored.
     public static func postDiagnosisKeys(
         _ keys: [ENTemporaryExposureKey], at date: Date? = nil
-    ) -> ENStoreUpdate<ENKeyServerStore, Int> {
+    ) -> ENStoreUpdate<ENKeyServerStore, ENKeyServerPostResult> {
         .init { store, db in
             for (offset, key) in keys.enumerated() {
                 do throws(ENError) { try key.validate() } catch {
-                    throw ENError.badParameter("posted key \(offset): \(error.reason)")
+                    throw error.adding(ENError.Context(section: "posted keys", index: offset))
                 }
             }
-            let statement = try db.cachedStatement(
-                sql:
-                    "INSERT OR IGNORE INTO key_server_keys (\(StoreCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            )
             let received = StoreCodec.column(date ?? store.clock())
-            var inserted = 0
+            let find = try db.cachedStatement(
+                sql: """
+                    SELECT id, report_type, days_since_onset, batch_index, revised_at, revised_report_type,
+                        revised_days_since_onset
+                    FROM key_server_keys WHERE key_data = ? AND rolling_start = ?
+                    """)
+            let insert = try db.cachedStatement(
+                sql:
+                    "INSERT INTO key_server_keys (\(StoreCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            )
+            var result = ENKeyServerPostResult()
             for key in keys {
-                var arguments = StoreCodec.keyArguments(key)
-                arguments += [received]
-                try statement.execute(arguments: arguments)
-                inserted += db.changesCount
+                let reportType = Int64(key.diagnosisReportType.rawValue)
+                let onset: Int64? = key.hasKnownDaysSinceOnsetOfSymptoms ? Int64(key.daysSinceOnsetOfSymptoms) : nil
+                guard
+                    let row = try Row.fetchOne(find, arguments: [key.keyData, Int64(key.rollingStartNumber)])
+                else {
+                    var arguments = StoreCodec.keyArguments(key)
+                    arguments += [received]
+                    try insert.execute(arguments: arguments)
+                    result.accepted += 1
+                    continue
+                }
+                let id: Int64 = row["id"]
+                let isRevised = (row["revised_at"] as Double?) != nil
+                let currentType: Int64 = isRevised ? row["revised_report_type"] : row["report_type"]
+                let currentOnset: Int64? = isRevised ? row["revised_days_since_onset"] : row["days_since_onset"]
+                guard currentType != reportType || currentOnset != onset else {
+                    result.duplicates += 1
+                    continue
+                }
+                if (row["batch_index"] as Int64?) == nil {
+                    try db.execute(
+                        sql: "UPDATE key_server_keys SET report_type = ?, days_since_onset = ? WHERE id = ?",
+                        arguments: [reportType, onset, id])
+                } else {
+                    try db.execute(
+                        sql: """
+                            UPDATE key_server_keys SET revised_report_type = ?, revised_days_since_onset = ?,
+                                revised_at = ?, revised_batch_index = NULL
+                            WHERE id = ?
+                            """,
+                        arguments: [reportType, onset, received, id])
+                }
+                result.revised += 1
             }
-            return inserted
+            return result
         }
     }
 
-    /// Puts every posted key not yet exported into a new batch (index one past the last, from 0) and returns
-    /// it; `nil` when no key is waiting.
-    ///
-    /// - Parameter date: the batch's date; the store's clock by default.
-    public static func publishExportBatch(at date: Date? = nil) -> ENStoreUpdate<ENKeyServerStore, ENKeyServerBatch?> {
-        .init { store, db in
-            let pending = try KeyServerTables.keys(db, batch: nil)
-            guard !pending.isEmpty else { return nil }
-            let date = date ?? store.clock()
-            let index = try Int.fetchOne(db, sql: "SELECT MAX(batch_index) FROM key_server_batches").map { $0 + 1 } ?? 0
-            try db.execute(
-                sql: "INSERT INTO key_server_batches (batch_index, created_at) VALUES (?, ?)",
-                arguments: [index, StoreCodec.column(date)])
-            try db.execute(
-                sql: "UPDATE key_server_keys SET batch_index = ? WHERE batch_index IS NULL", arguments: [index])
-            return ENKeyServerBatch(index: index, createdAt: date, keys: pending)
-        }
-    }
-
-    /// Deletes every posted key and batch in one transaction, then truncates the write-ahead log.
+    /// Deletes every posted key, batch and published file in one transaction, then truncates the write-ahead
+    /// log.
     public static var eraseAll: ENStoreUpdate<ENKeyServerStore, Void> {
         .init(truncatesLog: true) { _, db in
+            try db.execute(sql: "DELETE FROM key_server_files")
             try db.execute(sql: "DELETE FROM key_server_keys")
             try db.execute(sql: "DELETE FROM key_server_batches")
             try db.execute(sql: "DELETE FROM sqlite_sequence")
@@ -67,12 +92,18 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
 }
 
 extension ENStoreQuery where Store == ENKeyServerStore {
-    /// The posted keys not yet in an export batch, in arrival order.
+    /// The posted keys not yet published, in arrival order.
     public static var diagnosisKeysAwaitingExport: ENStoreQuery<ENKeyServerStore, [ENTemporaryExposureKey]> {
         .init { _, db in try KeyServerTables.keys(db, batch: nil) }
     }
 
-    /// The published batches with an index at or above `index`, in index order.
+    /// The revisions of published keys not yet published, in revision order, as they will be published: the
+    /// revised report type and days since onset, the original transmission risk level.
+    public static var revisedKeysAwaitingExport: ENStoreQuery<ENKeyServerStore, [ENTemporaryExposureKey]> {
+        .init { _, db in try KeyServerTables.revisedKeys(db, batch: nil) }
+    }
+
+    /// The published batches with an index at or above `index`, in index order, with the keys still kept.
     public static func exportBatches(startingAt index: Int = 0) -> ENStoreQuery<ENKeyServerStore, [ENKeyServerBatch]> {
         .init { _, db in
             try Row.fetchAll(
@@ -83,7 +114,8 @@ extension ENStoreQuery where Store == ENKeyServerStore {
             ).map { row in
                 let index: Int = row[0]
                 return ENKeyServerBatch(
-                    index: index, createdAt: StoreCodec.date(row[1]), keys: try KeyServerTables.keys(db, batch: index))
+                    index: index, createdAt: StoreCodec.date(row[1]), keys: try KeyServerTables.keys(db, batch: index),
+                    revisedKeys: try KeyServerTables.revisedKeys(db, batch: index))
             }
         }
     }
@@ -99,5 +131,29 @@ enum KeyServerTables {
             db, sql: "SELECT \(StoreCodec.keyColumns) FROM key_server_keys WHERE \(condition) ORDER BY id",
             arguments: arguments
         ).map { row in try StoreCodec.key(from: row) }
+    }
+
+    /// The revised keys of batch `batch` (awaiting publication when `nil`), in revision order: the revised
+    /// report type and days since onset over the original key's other values.
+    static func revisedKeys(_ db: Database, batch: Int?) throws -> [ENTemporaryExposureKey] {
+        let condition =
+            batch == nil
+            ? "revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL"
+            : "revised_at IS NOT NULL AND revised_batch_index = ?"
+        let arguments: StatementArguments = batch.map { [$0] } ?? []
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT key_data, rolling_start, rolling_period, transmission_risk_level,
+                    revised_report_type AS report_type, revised_days_since_onset AS days_since_onset, variant
+                FROM key_server_keys WHERE \(condition) ORDER BY revised_at, id
+                """,
+            arguments: arguments
+        ).map { row in try StoreCodec.key(from: row) }
+    }
+
+    /// `date` in whole UTC seconds since 1970 (0 before 1970), as export files and file names give times.
+    static func unixSeconds(_ date: Date) -> UInt64 {
+        UInt64(max(0, date.timeIntervalSince1970.rounded(.down)))
     }
 }

@@ -3,26 +3,29 @@ internal import Foundation
 internal import GRDB
 
 extension ENError {
-    /// Maps any error thrown inside a database access to an `ENError` that names the store and the failure.
+    /// Maps any error thrown inside a database access to an `ENError` with the store's path as its context's
+    /// file (an `ENError` from below keeps its own context and gains the file).
     static func store(_ error: any Error, path: String) -> ENError {
-        if let error = error as? ENError { return error }
+        // An in-memory store has no file to name.
+        let file = path == ":memory:" ? ENError.Context() : ENError.Context(file: path)
+        if let error = error as? ENError { return error.adding(file) }
         guard let error = error as? DatabaseError else {
-            return ENError(.internal, "store \(path): \(error)")
+            return ENError(.internal, "\(error)", context: file)
         }
         let detail = error.message ?? "\(error.resultCode)"
         switch error.resultCode {
         case .SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT:
-            return ENError(.badFormat, "store \(path) is not a readable database file: \(detail)")
+            return ENError(.badFormat, "not a readable database file: \(detail)", context: file)
         case .SQLITE_FULL:
-            return ENError(.insufficientStorage, "store \(path): the disk is full: \(detail)")
+            return ENError(.insufficientStorage, "the disk is full: \(detail)", context: file)
         case .SQLITE_NOMEM:
-            return ENError(.insufficientMemory, "store \(path): out of memory: \(detail)")
+            return ENError(.insufficientMemory, "out of memory: \(detail)", context: file)
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH:
-            return ENError(.dataInaccessible, "store \(path) cannot be opened or written: \(detail)")
+            return ENError(.dataInaccessible, "cannot be opened or written: \(detail)", context: file)
         case .SQLITE_CONSTRAINT:
-            return ENError(.badParameter, "store \(path): a value breaks a constraint: \(detail)")
+            return ENError(.badParameter, "a value breaks a constraint: \(detail)", context: file)
         default:
-            return ENError(.internal, "store \(path): SQLite error \(error.resultCode.rawValue): \(detail)")
+            return ENError(.internal, "SQLite error \(error.resultCode.rawValue): \(detail)", context: file)
         }
     }
 }

@@ -96,9 +96,12 @@ public final class ENStore: ENPersistentStore {
         case (false, .some):
             throw ENError(
                 .badParameter,
-                "store \(path) was created without encryption at rest; open it without a cipher, or erase it")
+                "the store was created without encryption at rest; open it without a cipher, or erase it",
+                context: ENError.Context(file: path))
         case (true, nil):
-            throw ENError(.dataInaccessible, "store \(path) is encrypted at rest; open it with its cipher")
+            throw ENError(
+                .dataInaccessible, "the store is encrypted at rest; open it with its cipher",
+                context: ENError.Context(file: path))
         case (true, .some(let cipher)):
             let canary: Data? = row["canary"]
             let opened: Data
@@ -106,11 +109,13 @@ public final class ENStore: ENPersistentStore {
                 opened = try cipher.open(canary ?? Data(), authenticating: canaryContext)
             } catch {
                 throw ENError(
-                    .dataInaccessible,
-                    "the cipher does not open store \(path) (wrong key?): \(error.reason)")
+                    .dataInaccessible, "the cipher does not open the store (wrong key?)",
+                    context: ENError.Context(file: path))
             }
             guard opened == canaryPlaintext else {
-                throw ENError(.dataInaccessible, "the cipher does not open store \(path) (wrong key?)")
+                throw ENError(
+                    .dataInaccessible, "the cipher does not open the store (wrong key?)",
+                    context: ENError.Context(file: path))
             }
         }
     }

@@ -81,7 +81,8 @@ public final class ENStoreDatabase: Sendable {
                 guard tables.contains("grdb_migrations"), tables.contains(schema.signatureTable) else {
                     throw ENError(
                         .badFormat,
-                        "\(path) is an SQLite database but not an \(schema.kind) (it has no \(schema.kind) schema)")
+                        "an SQLite database but not an \(schema.kind) (it has no \(schema.kind) schema)",
+                        context: ENError.Context(file: path))
                 }
                 try schema.checkNotSuperseded(db, path: path)
                 try validate(db)
@@ -160,7 +161,8 @@ public final class ENStoreDatabase: Sendable {
         let messages = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         guard messages == ["ok"] else {
             throw ENError(
-                .badFormat, "store \(displayPath) is damaged: \(messages.prefix(5).joined(separator: "; "))")
+                .badFormat, "the database is damaged: \(messages.prefix(5).joined(separator: "; "))",
+                context: ENError.Context(file: displayPath))
         }
     }
 

@@ -39,8 +39,9 @@ package struct StoreSchema: Sendable {
         guard unknown.isEmpty else {
             throw ENError(
                 .unsupported,
-                "\(kind) \(path) was written by a newer version of this package (schema \(unknown.sorted().joined(separator: ", "))); this build knows schema \(versions.joined(separator: ", "))"
-            )
+                "this \(kind) was written by a newer version of this package (schema "
+                    + "\(unknown.sorted().joined(separator: ", "))); this build knows schema "
+                    + "\(versions.joined(separator: ", "))", context: ENError.Context(file: path))
         }
     }
 }

@@ -143,6 +143,38 @@ struct VerificationTests {
         #expect(info.signatureAlgorithm == "1.2.840.10045.4.3.4")
     }
 
+    @Test(
+        "every spelling of ECDSA P-256 with SHA-256 verifies",
+        arguments: [
+            nil, "", "1.2.840.10045.4.3.2", "ECDSA p-256 SHA-256", "SHA256withECDSA", "sha256WithECDSA",
+            "ecdsa-with-SHA256", "ES256", " 1.2.840.10045.4.3.2 ",
+        ])
+    func acceptedAlgorithmSpellings(spelling: String?) throws {
+        var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
+        var signatures = try archive.signatures()
+        signatures[0].signatureInfo?.signatureAlgorithm = spelling
+        archive.signatureFile = try ENExportSignature.encodeList(signatures)
+        let verifier = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(
+                keyID: nil, keyVersion: nil, publicKey: try publicKey("export/ens-example/public.pem"))
+        ])
+        #expect(try verifier.verify(archive).isVerified, "\(spelling ?? "nil")")
+    }
+
+    @Test(
+        "other algorithms are refused", arguments: ["1.2.840.10045.4.3.4", "SHA512withECDSA", "SHA256withRSA", "ES384"])
+    func refusedAlgorithms(spelling: String) throws {
+        var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
+        var signatures = try archive.signatures()
+        signatures[0].signatureInfo?.signatureAlgorithm = spelling
+        archive.signatureFile = try ENExportSignature.encodeList(signatures)
+        let verifier = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(
+                keyID: nil, keyVersion: nil, publicKey: try publicKey("export/ens-example/public.pem"))
+        ])
+        #expect(try verifier.verify(archive) == .unsupportedAlgorithm(signatures[0].signatureInfo!))
+    }
+
     @Test("an empty signature list is reported")
     func noSignatures() throws {
         var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))

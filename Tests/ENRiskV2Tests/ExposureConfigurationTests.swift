@@ -113,7 +113,7 @@ struct ExposureConfigurationTests {
             Issue.record("decoding succeeded, expected a badParameter naming \(field)", sourceLocation: sourceLocation)
         } catch let error as ENError {
             #expect(error.code == .badParameter, sourceLocation: sourceLocation)
-            #expect(error.reason.contains(field), "\(error.reason)", sourceLocation: sourceLocation)
+            #expect(error.context.field == field, "\(error)", sourceLocation: sourceLocation)
         } catch {
             Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
         }
@@ -135,7 +135,7 @@ struct ExposureConfigurationTests {
         }
         expectBadParameter(naming: "attenuationDurationThresholds") { $0["attenuationDurationThresholds"] = [50] }
         expectBadParameter(naming: "attenuationDurationThresholds") { $0["attenuationDurationThresholds"] = [50, 256] }
-        expectBadParameter(naming: "\"abc\"") {
+        expectBadParameter(naming: "infectiousnessForDaysSinceOnsetOfSymptoms") {
             var map = $0["infectiousnessForDaysSinceOnsetOfSymptoms"] as! [String: Any]
             map["abc"] = 1
             $0["infectiousnessForDaysSinceOnsetOfSymptoms"] = map

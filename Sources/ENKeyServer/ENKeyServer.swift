@@ -1,0 +1,150 @@
+public import ENCore
+internal import ENStore
+public import Foundation
+
+/// A key server, in-process: the server side of Apple's sample app done for real.
+///
+/// It stores the diagnosis keys apps post (validated, de-duplicated by key data and rolling start, in arrival
+/// order, with revisions), publishes them in signed export files, keeps each file's bytes, and serves the files
+/// by index or by name, Google's `index.txt` and the exposure-configuration JSON. Its state lives in an
+/// ``ENKeyServerStore``; every operation is one transaction there.
+///
+/// ```swift
+/// let server = ENKeyServer(
+///     store: try ENKeyServerStore(path: "/var/lib/keyserver/keys.sqlite"),
+///     configuration: ENKeyServerConfiguration(
+///         region: "310", signers: [ENExportSigner(signingKey: key, keyID: "310", keyVersion: "v1")]))
+/// try server.postDiagnosisKeys(keysFromAnApp)
+/// let newFiles = try server.publish()                  // every few hours
+/// let forTheApp = try server.files(startingAt: nextDiagnosisKeyFileIndex)
+/// ```
+///
+/// Each operation has a synchronous form (it blocks the calling thread) and an `async` form (selected in
+/// Swift concurrency) that runs on the database's queues and never blocks the cooperative thread pool.
+/// The server's clock dates posts and batches and decides what has expired; inject one for simulations.
+public final class ENKeyServer: Sendable {
+    /// The server's storage.
+    public let store: ENKeyServerStore
+    /// What the server publishes and serves.
+    public let configuration: ENKeyServerConfiguration
+    /// The server's clock.
+    public let clock: @Sendable () -> Date
+
+    /// Creates a server on `store`.
+    public init(
+        store: ENKeyServerStore, configuration: ENKeyServerConfiguration,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    // MARK: Posting keys
+
+    /// Stores posted keys (validated; one bad key refuses the whole post), de-duplicated by key data and rolling
+    /// start, in arrival order; a stored key re-posted with another report type or days since onset is a
+    /// revision (see `ENStoreUpdate.postDiagnosisKeys(_:at:)`).
+    ///
+    /// - Throws: `ENError.Code.badParameter` naming the first invalid key (`context.section` `"posted keys"`,
+    ///   `context.index`, `context.field`); nothing is stored.
+    @discardableResult
+    public func postDiagnosisKeys(_ keys: [ENTemporaryExposureKey]) throws(ENError) -> ENKeyServerPostResult {
+        try store.write(.postDiagnosisKeys(keys, at: clock()))
+    }
+
+    /// Stores posted keys; see the synchronous form. Does not block.
+    @discardableResult
+    public func postDiagnosisKeys(_ keys: [ENTemporaryExposureKey]) async throws(ENError) -> ENKeyServerPostResult {
+        try await store.write(.postDiagnosisKeys(keys, at: clock()))
+    }
+
+    // MARK: Publishing
+
+    /// Batches every waiting new and revised key into signed export files (split at the file limit) and keeps
+    /// their bytes, in one transaction; returns the new files (`[]` when nothing waits).
+    ///
+    /// - Throws: `ENError.Code.badParameter` for a configuration the writer refuses (no signer, more than ten,
+    ///   a file limit below 1); signing and database errors. Nothing is published then.
+    public func publish() throws(ENError) -> [ENKeyServerFile] {
+        try store.write(.publishExportFiles(configuration, at: clock()))
+    }
+
+    /// Publishes the waiting keys; see the synchronous form. Does not block.
+    public func publish() async throws(ENError) -> [ENKeyServerFile] {
+        try await store.write(.publishExportFiles(configuration, at: clock()))
+    }
+
+    // MARK: Serving files
+
+    /// The published files from `index` on, in index order, without expired ones (what the sample app's
+    /// `getDiagnosisKeyFileURLs(startingAt:)` lists).
+    public func files(startingAt index: Int) throws(ENError) -> [ENKeyServerFile] {
+        try store.read(.exportFiles(startingAt: index, endingAfter: retentionCutoff))
+    }
+
+    /// The published files from `index` on; see the synchronous form. Does not block.
+    public func files(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
+        try await store.read(.exportFiles(startingAt: index, endingAfter: retentionCutoff))
+    }
+
+    /// One published file by name (what the sample app's `downloadDiagnosisKeyFile(at:)` fetches); `nil` when
+    /// unknown or expired.
+    public func file(named name: String) throws(ENError) -> ENKeyServerFile? {
+        try store.read(.exportFile(named: name, endingAfter: retentionCutoff))
+    }
+
+    /// One published file by name; see the synchronous form. Does not block.
+    public func file(named name: String) async throws(ENError) -> ENKeyServerFile? {
+        try await store.read(.exportFile(named: name, endingAfter: retentionCutoff))
+    }
+
+    /// Google's `index.txt`: the names of the files of the retention period, sorted, joined with `"\n"`, no
+    /// trailing newline (empty when there is no file).
+    public func indexText() throws(ENError) -> String {
+        try store.read(.exportFileNames(endingAfter: retentionCutoff)).joined(separator: "\n")
+    }
+
+    /// Google's `index.txt`; see the synchronous form. Does not block.
+    public func indexText() async throws(ENError) -> String {
+        try await store.read(.exportFileNames(endingAfter: retentionCutoff)).joined(separator: "\n")
+    }
+
+    /// The exposure configuration as the sample app's server JSON (`ENExposureConfiguration`'s `Codable` form,
+    /// keys sorted).
+    ///
+    /// - Throws: `ENError.Code.internal` if the configuration cannot be encoded.
+    public func exposureConfigurationJSON() throws(ENError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try encoder.encode(configuration.exposureConfiguration)
+        } catch {
+            throw ENError(.internal, "the exposure configuration does not encode: \(error)")
+        }
+    }
+
+    /// The exposure configuration's JSON; see the synchronous form (it does not touch the store).
+    public func exposureConfigurationJSON() async throws(ENError) -> Data {
+        let json: () throws(ENError) -> Data = exposureConfigurationJSON
+        return try json()
+    }
+
+    // MARK: Retention
+
+    /// Drops the keys that arrived more than the retention period ago and the files of batches that ended
+    /// before it; returns how many keys were dropped.
+    @discardableResult
+    public func deleteExpired() throws(ENError) -> Int {
+        try store.write(.deleteExpired(before: retentionCutoff))
+    }
+
+    /// Drops expired keys and files; see the synchronous form. Does not block.
+    @discardableResult
+    public func deleteExpired() async throws(ENError) -> Int {
+        try await store.write(.deleteExpired(before: retentionCutoff))
+    }
+
+    /// The start of the retention period by the server's clock.
+    private var retentionCutoff: Date { clock().addingTimeInterval(-configuration.retention) }
+}
