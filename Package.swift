@@ -79,6 +79,7 @@ let package = Package(
             name: "entool",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -139,7 +140,8 @@ let package = Package(
             ],
             exclude: ["SampleApp"]
         ),
-        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
+        .testTarget(
+            name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "entool", "ENTestSupport"]),
     ]
 )
 

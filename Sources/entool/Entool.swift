@@ -23,6 +23,7 @@ struct Entool: AsyncParsableCommand {
             VerifyCommand.self,
             ExportCommand.self,
             ScoreCommand.self,
+            DetectCommand.self,
         ]
     )
 
@@ -39,9 +40,9 @@ struct Entool: AsyncParsableCommand {
             standardError(failure.message)
             Foundation.exit(failure.exitCode)
         } catch let error as ENError {
-            let place = error.context.description
-            standardError("error: \(error.code): " + (place.isEmpty ? "" : "\(place): ") + error.reason)
-            Foundation.exit(EntoolFailure.badInputExitCode)
+            let failure = EntoolFailure(error)
+            standardError(failure.message)
+            Foundation.exit(failure.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
