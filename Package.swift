@@ -125,6 +125,22 @@ let package = Package(
                 "ENKeyServer", "ENTestSupport",
             ]
         ),
+        // The seed sample app's non-UI code (../shared/seeds), compiled as app code written for Apple's framework:
+        // Swift 5 mode, as the sample was written; it depends on ExposureNotificationKit only.
+        .target(
+            name: "SampleApp",
+            dependencies: ["ExposureNotificationKit"],
+            path: "Tests/SampleAppTests/SampleApp",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "SampleAppTests",
+            dependencies: [
+                "SampleApp", "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat",
+                "ENTestSupport",
+            ],
+            exclude: ["SampleApp"]
+        ),
         .testTarget(
             name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "entool", "ENTestSupport"]),
     ]
@@ -134,6 +150,12 @@ let package = Package(
 // version; these add the upcoming features the house style relies on and make warnings errors.
 for target in package.targets where target.type != .system {
     var swiftSettings = target.swiftSettings ?? []
+    // The sample app keeps the settings an app written for Apple's framework had; only warnings are errors.
+    guard target.name != "SampleApp" else {
+        swiftSettings.append(.treatAllWarnings(as: .error))
+        target.swiftSettings = swiftSettings
+        continue
+    }
     swiftSettings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     swiftSettings.append(.enableUpcomingFeature("ExistentialAny"))
     swiftSettings.append(.enableUpcomingFeature("MemberImportVisibility"))
