@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
         .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
+        .library(name: "ENSimulator", targets: ["ENSimulator"]),
         .executable(name: "entool", targets: ["entool"]),
     ],
     dependencies: [
@@ -73,12 +74,20 @@ let package = Package(
         ),
         // A scripted ExposureManaging for apps' tests, shipped as a product (as swift-nio ships NIOEmbedded).
         .target(name: "ExposureNotificationKitTesting", dependencies: ["ExposureNotificationKit"]),
+        // Whole systems in one process on a virtual clock: devices, radio, key server, detection (as swift-nio
+        // ships NIOEmbedded).
+        .target(
+            name: "ENSimulator",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENRiskV1", "ENRiskV2", "ExposureNotificationKit",
+            ]
+        ),
 
         // MARK: Executables
         .executableTarget(
             name: "entool",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore", "ENSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
