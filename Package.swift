@@ -128,7 +128,11 @@ let package = Package(
                 "ENTestSupport",
             ]
         ),
-        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "entool", "ENTestSupport"]),
+        .testTarget(
+            name: "ENSimulatorTests",
+            dependencies: ["ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit", "ENTestSupport"]
+        ),
+        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENStore", "entool", "ENTestSupport"]),
     ]
 )
 
