@@ -97,6 +97,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks"
@@ -120,12 +121,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "ENKeyServerTests", dependencies: ["ENCore", "ENStore", "ENKeyServer", "ENTestSupport"]),
+        .testTarget(
+            name: "ENKeyServerTests",
+            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "ENKeyServer", "ENTestSupport"]
+        ),
         .testTarget(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENTestSupport",
+                "ENKeyServer", "ENTestSupport",
             ]
         ),
         .testTarget(

@@ -10,7 +10,8 @@ struct Benchmarks: ParsableCommand {
         discussion: "Run it as `swift run -c release Benchmarks`: a debug build's numbers mean nothing."
     )
 
-    @Option(help: "Run only the suites whose name contains this text (crypto, export, matching, risk, store).")
+    @Option(
+        help: "Run only the suites whose name contains this text (crypto, export, matching, detection, risk, store).")
     var filter: String?
 
     @Option(help: "Samples per measurement; the best and the median are reported.")

@@ -3,6 +3,11 @@ import ENCrypto
 import ENExportFormat
 import Foundation
 
+// timespec and clock_gettime: a release build (whole module) needs their defining module imported.
+#if canImport(Glibc)
+    import CoreFoundation
+#endif
+
 /// Export files at Apple's maximum: one 750,000-key file, written and signed here, then unzipped, scanned
 /// (the streaming hot path), decoded whole with swift-protobuf for comparison, and verified.
 let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in

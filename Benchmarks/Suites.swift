@@ -3,6 +3,7 @@ let allBenchmarkSuites: [BenchmarkSuite] = [
     cryptoBenchmarkSuite,
     exportBenchmarkSuite,
     matchingBenchmarkSuite,
+    detectionBenchmarkSuite,
     riskBenchmarkSuite,
     storeBenchmarkSuite,
 ]

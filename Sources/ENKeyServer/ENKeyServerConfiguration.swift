@@ -13,7 +13,7 @@ public struct ENKeyServerConfiguration: Sendable {
     public var maximumKeysPerFile: Int
     /// How long keys and files are kept, in seconds. Default 14 days.
     public var retention: TimeInterval
-    /// The exposure configuration served by ``ENKeyServer/exposureConfigurationJSON()``.
+    /// The exposure configuration served by `ENKeyServer.exposureConfigurationJSON()`.
     public var exposureConfiguration: ENExposureConfiguration
 
     /// Creates a configuration.

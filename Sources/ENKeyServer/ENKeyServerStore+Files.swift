@@ -10,7 +10,8 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
     /// the files, the batch and the keys' assignment to it are stored together or not at all.
     ///
     /// The batch's window starts at the previous batch's end (for the first batch, at the earliest arrival of
-    /// its keys) and ends at `date`, in whole UTC seconds (at least one second after its start). Its files are
+    /// its keys) and ends at `date`, in whole UTC seconds (at least one second after its start, so that two publishes within
+    /// one second still get distinct windows and names). Its files are
     /// written by `ENExportWriter` (split at `configuration.maximumKeysPerFile`) and named
     /// `START-END-NNNNN.zip` as Google's server names them.
     ///
@@ -39,8 +40,10 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
             let batchIndex = last.map { ($0["batch_index"] as Int) + 1 } ?? 0
             let firstFileIndex =
                 try Int.fetchOne(db, sql: "SELECT MAX(first_file_index + file_count) FROM key_server_batches") ?? 0
-            var start: UInt64
+            let start: UInt64
             if let previousEnd = last?["end_timestamp"] as Int64? {
+                // Never before the previous end, even when the clock has not passed it (two publishes within a
+                // second): windows never overlap, so names never repeat.
                 start = UInt64(max(0, previousEnd))
             } else {
                 let earliest =
@@ -53,9 +56,8 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                                 SELECT MIN(revised_at) FROM key_server_keys
                                 WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL)
                             """) ?? StoreCodec.column(date)
-                start = KeyServerTables.unixSeconds(StoreCodec.date(earliest))
+                start = min(KeyServerTables.unixSeconds(StoreCodec.date(earliest)), now)
             }
-            start = min(start, now)
             let end = max(now, start + 1)
 
             var writer = ENExportWriter(
@@ -101,14 +103,14 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
         }
     }
 
-    /// Deletes the keys that arrived before `cutoff` and the files of batches that ended before it, in one
+    /// Deletes the keys that arrived before `cutoff` and the files of batches that ended at or before it, in one
     /// transaction. Batch records stay (they are small), so that batch and file indexes never repeat.
     ///
     /// - Returns: how many keys were deleted.
     public static func deleteExpired(before cutoff: Date) -> ENStoreUpdate<ENKeyServerStore, Int> {
         .init { _, db in
             try db.execute(
-                sql: "DELETE FROM key_server_files WHERE end_timestamp < ?",
+                sql: "DELETE FROM key_server_files WHERE end_timestamp <= ?",
                 arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
             try db.execute(
                 sql: "DELETE FROM key_server_keys WHERE received_at < ?", arguments: [StoreCodec.column(cutoff)])
@@ -119,7 +121,7 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
 
 extension ENStoreQuery where Store == ENKeyServerStore {
     /// The published files from index `index` on, in index order, leaving out those of batches that ended
-    /// before `cutoff`.
+    /// at or before `cutoff`.
     public static func exportFiles(
         startingAt index: Int, endingAfter cutoff: Date = .distantPast
     ) -> ENStoreQuery<ENKeyServerStore, [ENKeyServerFile]> {
@@ -128,7 +130,7 @@ extension ENStoreQuery where Store == ENKeyServerStore {
         }
     }
 
-    /// The published file named `name`, or `nil` when there is none or its batch ended before `cutoff`.
+    /// The published file named `name`, or `nil` when there is none or its batch ended at or before `cutoff`.
     public static func exportFile(
         named name: String, endingAfter cutoff: Date = .distantPast
     ) -> ENStoreQuery<ENKeyServerStore, ENKeyServerFile?> {
@@ -138,20 +140,20 @@ extension ENStoreQuery where Store == ENKeyServerStore {
     }
 
     /// The names of the published files, sorted (byte order, as Go's `sort.Strings`), leaving out those of
-    /// batches that ended before `cutoff`.
+    /// batches that ended at or before `cutoff`.
     public static func exportFileNames(
         endingAfter cutoff: Date = .distantPast
     ) -> ENStoreQuery<ENKeyServerStore, [String]> {
         .init { _, db in
             try String.fetchAll(
-                db, sql: "SELECT name FROM key_server_files WHERE end_timestamp >= ? ORDER BY name",
+                db, sql: "SELECT name FROM key_server_files WHERE end_timestamp > ? ORDER BY name",
                 arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
         }
     }
 }
 
 extension KeyServerTables {
-    /// The files matching `condition` whose batch did not end before `cutoff`, in index order.
+    /// The files matching `condition` whose batch ended after `cutoff`, in index order.
     static func files(
         _ db: Database, where condition: String, _ arguments: StatementArguments, endingAfter cutoff: Date
     ) throws -> [ENKeyServerFile] {
@@ -159,7 +161,7 @@ extension KeyServerTables {
             db,
             sql: """
                 SELECT file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
-                FROM key_server_files WHERE \(condition) AND end_timestamp >= ? ORDER BY file_index
+                FROM key_server_files WHERE \(condition) AND end_timestamp > ? ORDER BY file_index
                 """,
             arguments: arguments + [Int64(unixSeconds(cutoff))]
         ).map { row in

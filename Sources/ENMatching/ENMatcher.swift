@@ -74,6 +74,19 @@ public final class ENMatcher: Sendable {
     public func match<Chunks: Sequence>(keyChunks: Chunks, options: ENMatchingOptions = ENMatchingOptions())
         throws(ENError) -> ENMatchingResult where Chunks.Element == [ENTemporaryExposureKey]
     {
+        var incremental = ENIncrementalMatch(matcher: self)
+        try incremental.add(keyChunks: keyChunks, options: options)
+        return try incremental.finish()
+    }
+
+    /// Matches `keyChunks` and adds the kernel's hits to `collector`, numbering the keys from `keysBefore` on (the
+    /// keys of earlier calls come first, so that de-duplication keeps the earliest occurrence across calls), and
+    /// adds what the run did to `statistics`. On a thrown error the arguments are left partly updated: the caller
+    /// (``ENIncrementalMatch``) works on copies.
+    func accumulate<Chunks: Sequence>(
+        keyChunks: Chunks, options: ENMatchingOptions, into collector: inout MatchCollector, keysBefore: Int,
+        statistics: inout ENMatchingStatistics
+    ) throws(ENError) where Chunks.Element == [ENTemporaryExposureKey] {
         let threadCount = min(max(1, options.threadCount), ENMatchingOptions.maximumThreadCount)
         let kernel = options.kernel ?? .best
         let workers = try KernelWorkers(kernel: kernel, count: threadCount, genericLoop: options.usesGenericLoop)
@@ -86,12 +99,10 @@ public final class ENMatcher: Sendable {
         var fillStarted = DispatchTime.now().uptimeNanoseconds
         var spare: KeyBatch? = KeyBatch(capacity: capacity)
         var running: RunningBatch?
-        var statistics = ENMatchingStatistics()
         statistics.kernel = kernel
         statistics.threadCount = threadCount
         statistics.distinctIdentifiers = index.distinctCount
-        var collector = MatchCollector()
-        var batchBase = 0
+        var batchBase = keysBefore
         // Never leave threads working on a batch this call no longer owns.
         defer { running?.done.wait() }
 
@@ -135,7 +146,7 @@ public final class ENMatcher: Sendable {
                 ?? (readNanoseconds >= Self.overlappedReadNanosecondsPerKey * UInt64(filling.count))
             try finishRunning()
             if options.isCancelled?() == true || Task.isCancelled {
-                throw ENError(.invalidated, "matching was cancelled after \(batchBase) keys")
+                throw ENError(.invalidated, "matching was cancelled after \(batchBase - keysBefore) keys")
             }
             running = startBatch(
                 filling, workers: workers, threadCount: threadCount, options: options, inBackground: inBackground)
@@ -157,10 +168,8 @@ public final class ENMatcher: Sendable {
         if filling.count > 0 { try launchFilled() }
         try finishRunning()
 
-        statistics.keysDerived = workers.keysDerived
-        statistics.identifiersDerived = workers.identifiersDerived
-        let matches = try collector.finish(sightings: sightings, statistics: &statistics)
-        return ENMatchingResult(matches: matches, statistics: statistics)
+        statistics.keysDerived += workers.keysDerived
+        statistics.identifiersDerived += workers.identifiersDerived
     }
 
     /// Reading input more slowly than this (per key) is worth overlapping with matching: unzipping, verifying

@@ -120,13 +120,17 @@ public struct ENLimits: Hashable, Sendable {
     public var retention: TimeInterval
     /// How often the app's `activityHandler` is launched for periodic work while enabled: every 24 hours at most.
     public var periodicRunInterval: TimeInterval
+    /// The most threads one detection matches keys on; `nil` (the default) uses every active core. A server
+    /// running many simulated devices, or an app that must leave cores free, sets it lower.
+    public var maximumDetectionThreads: Int?
 
     /// Creates limits; the defaults are Apple's.
     public init(
         detectionsPerDayVersion1: Int = 15, detectionsPerDayVersion2: Int = 6,
         preAuthorizationValidity: TimeInterval = 5 * 86_400, retention: TimeInterval = 14 * 86_400,
-        periodicRunInterval: TimeInterval = 4 * 3_600
+        periodicRunInterval: TimeInterval = 4 * 3_600, maximumDetectionThreads: Int? = nil
     ) {
+        self.maximumDetectionThreads = maximumDetectionThreads
         self.detectionsPerDayVersion1 = detectionsPerDayVersion1
         self.detectionsPerDayVersion2 = detectionsPerDayVersion2
         self.preAuthorizationValidity = preAuthorizationValidity

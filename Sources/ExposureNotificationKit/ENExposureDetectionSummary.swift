@@ -14,7 +14,7 @@ public import Foundation
 ///
 /// Apple's `attenuationDurations` is an array of `NSNumber`; here it is `[TimeInterval]`, the type of its values.
 public struct ENExposureDetectionSummary: Hashable, Sendable, Codable {
-    /// Seconds of exposure in each attenuation range that ``ENExposureConfiguration/attenuationDurationThresholds``
+    /// Seconds of exposure in each attenuation range that `ENExposureConfiguration.attenuationDurationThresholds`
     /// defines (version 1), each rounded up to a minute and at most 30 minutes.
     public var attenuationDurations: [TimeInterval]
     /// Whole days from the most recent matched exposure to the detection (version 1); `0` when nothing matched.

@@ -333,7 +333,7 @@ public final class ENManager: ExposureManaging {
     /// used (the first signature decides, as on iOS); the same `export.bin` given twice, or already cached,
     /// counts once. Then the keys of the new files and of the files cached in the last 14 days are streamed
     /// into the matcher against the retained sightings, and scored by the API version: version 1 fills the
-    /// summary's version 1 properties and keeps the ``ENExposureInfo``s for ``getExposureInfo(summary:userExplanation:)``;
+    /// summary's version 1 properties and keeps the `ENExposureInfo`s for ``getExposureInfo(summary:userExplanation:)``;
     /// version 2 fills ``ENExposureDetectionSummary/daySummaries`` and keeps the windows for
     /// ``getExposureWindows(summary:)``. The result, the new files (cached for 14 days) and a rate-limit entry
     /// are stored in one transaction: a detection that fails or is cancelled stores nothing.
@@ -448,12 +448,7 @@ public final class ENManager: ExposureManaging {
     }
 
     /// Detection needs an authorized app with Exposure Notification enabled.
-    private func requireDetectionAllowed() throws(ENError) {
-        try requireAuthorization()
-        guard try storage.managerState().exposureNotificationEnabled else {
-            throw ENError(.notEnabled, "Exposure Notification is not enabled")
-        }
-    }
+    private func requireDetectionAllowed() throws(ENError) { try storage.requireDetectionAllowed() }
 
     // MARK: Internals
 
@@ -469,14 +464,7 @@ public final class ENManager: ExposureManaging {
         }
     }
 
-    private func requireAuthorization() throws(ENError) {
-        switch try storage.managerState().authorizationStatus {
-        case .authorized: return
-        case .restricted: throw ENError(.restricted, "a system policy does not allow Exposure Notification")
-        case .unknown, .notAuthorized:
-            throw ENError(.notAuthorized, "the user has not authorized Exposure Notification")
-        }
-    }
+    private func requireAuthorization() throws(ENError) { try storage.requireAuthorization() }
 
     /// Sets the observable state from the saved flags and starts or stops the radio and periodic runs to match.
     private func apply(enabled: Bool, authorization: ENAuthorizationStatus) {

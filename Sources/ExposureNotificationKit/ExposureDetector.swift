@@ -50,6 +50,18 @@ struct ExposureDetector: Sendable {
     /// Keys handed to the matcher at a time.
     static let chunkSize = 65_536
 
+    /// The threads one detection matches on: every active core, at most ``ENLimits/maximumDetectionThreads``.
+    static func matchingThreadCount(_ limits: ENLimits) -> Int {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        return max(1, min(cores, limits.maximumDetectionThreads ?? cores))
+    }
+
+    /// Whether `key` is still valid after `oldest` (the start of the retention period): keys that ended before
+    /// it are left out of detection (the manager's and the session's).
+    static func isRetained(_ key: ENTemporaryExposureKey, oldest: ENIntervalNumber) -> Bool {
+        key.rollingStartNumber &+ key.rollingPeriod > oldest
+    }
+
     func detect(
         configuration: ENExposureConfiguration, files: [DiagnosisKeyFile]
     ) throws(ENError) -> ENExposureDetectionSummary {
@@ -77,7 +89,7 @@ struct ExposureDetector: Sendable {
         let oldest = ENIntervalNumber(date: now.addingTimeInterval(-environment.limits.retention))
         let chunks = KeyChunks(sources: sources, store: store, oldest: oldest)
         var options = ENMatchingOptions()
-        options.threadCount = ProcessInfo.processInfo.activeProcessorCount
+        options.threadCount = Self.matchingThreadCount(environment.limits)
         options.isCancelled = isCancelled
         let matching = try matcher.match(keyChunks: chunks, options: options)
         try chunks.checkRead()
@@ -201,7 +213,7 @@ final class KeyChunks: Sequence, Sendable {
                             continue
                         }
                         let oldest = self.oldest
-                        let fresh = chunk.filter { $0.rollingStartNumber &+ $0.rollingPeriod > oldest }
+                        let fresh = chunk.filter { ExposureDetector.isRetained($0, oldest: oldest) }
                         if fresh.isEmpty { continue }
                         return fresh
                     }

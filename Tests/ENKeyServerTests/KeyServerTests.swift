@@ -7,42 +7,66 @@ import Testing
 @Suite("Key-server store")
 struct KeyServerTests {
     @Test func postedKeysAreDeduplicatedKeptInArrivalOrderAndBatched() async throws {
-        let store = try ENKeyServerStore(clock: { referenceDate })
-        let today = ENIntervalNumber(date: referenceDate).rollingStart
+        let test = try TestServer()
+        let store = test.server.store
         let a = makeKey(3, start: today.adding(-144))
         let b = makeKey(1, start: today.adding(-288))
         let c = makeKey(2, start: today)
-        #expect(try await store.write(.postDiagnosisKeys([a, b, a])) == 2)
-        #expect(try await store.write(.postDiagnosisKeys([b, c])) == 1)
-        #expect(try await store.read(.diagnosisKeysAwaitingExport) == [a, b, c])
+        #expect(
+            try await store.write(.postDiagnosisKeys([a, b, a])) == ENKeyServerPostResult(accepted: 2, duplicates: 1))
+        #expect(try await store.write(.postDiagnosisKeys([b, c])) == ENKeyServerPostResult(accepted: 1, duplicates: 1))
+        // The same key data with another rolling start is another key.
+        var a2 = a
+        a2.rollingStartNumber = a.rollingStartNumber.adding(144)
+        #expect(try await store.write(.postDiagnosisKeys([a2])) == ENKeyServerPostResult(accepted: 1))
+        #expect(try await store.read(.diagnosisKeysAwaitingExport) == [a, b, c, a2])
 
-        let batch0 = try #require(try await store.write(.publishExportBatch(at: referenceDate)))
-        #expect(batch0 == ENKeyServerBatch(index: 0, createdAt: referenceDate, keys: [a, b, c]))
-        #expect(try await store.write(.publishExportBatch()) == nil)
+        let files0 = try await test.server.publish()
+        #expect(files0.count == 1)
+        #expect(sorted(try contents(of: files0[0]).keys) == sorted([a, b, c, a2]))
+        let batch0 = ENKeyServerBatch(index: 0, createdAt: referenceDate, keys: [a, b, c, a2])
+        #expect(try await store.read(.exportBatches()) == [batch0])
+        #expect(try await test.server.publish() == [])
         #expect(try await store.read(.diagnosisKeysAwaitingExport).isEmpty)
 
+        test.clock.advance(by: 60)
         let d = makeKey(4, start: today)
-        #expect(try await store.write(.postDiagnosisKeys([c, d])) == 1)
-        let batch1 = try #require(try await store.write(.publishExportBatch(at: referenceDate.addingTimeInterval(60))))
-        #expect(batch1.index == 1)
-        #expect(batch1.keys == [d])
+        #expect(try await store.write(.postDiagnosisKeys([c, d])) == ENKeyServerPostResult(accepted: 1, duplicates: 1))
+        let files1 = try await test.server.publish()
+        #expect(files1.map(\.index) == [1])
+        #expect(files1.map(\.batchIndex) == [1])
+        #expect(try contents(of: files1[0]).keys == [d])
+        let batch1 = ENKeyServerBatch(index: 1, createdAt: referenceDate.addingTimeInterval(60), keys: [d])
         #expect(try await store.read(.exportBatches()) == [batch0, batch1])
         #expect(try await store.read(.exportBatches(startingAt: 1)) == [batch1])
     }
 
     @Test func anInvalidPostedKeyRejectsTheWholePost() throws {
-        let store = try ENKeyServerStore(clock: { referenceDate })
-        var bad = makeKey(2, start: 2_963_808)
-        bad.transmissionRiskLevel = 9
-        do {
-            try store.write(.postDiagnosisKeys([makeKey(1, start: 2_963_808), bad]))
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.code == .badParameter)
-            #expect(error.context.section == "posted keys" && error.context.index == 1, "\(error)")
-            #expect(error.context.field == "transmissionRiskLevel", "\(error)")
+        let test = try TestServer()
+        var badRisk = makeKey(2, start: today)
+        badRisk.transmissionRiskLevel = 9
+        var badLength = makeKey(3, start: today)
+        badLength.keyData = Data(repeating: 1, count: 15)
+        var badPeriod = makeKey(4, start: today)
+        badPeriod.rollingPeriod = 145
+        var badOnset = makeKey(5, start: today)
+        badOnset.daysSinceOnsetOfSymptoms = 15
+        for (bad, field) in [
+            (badRisk, "transmissionRiskLevel"), (badLength, "keyData"), (badPeriod, "rollingPeriod"),
+            (badOnset, "daysSinceOnsetOfSymptoms"),
+        ] {
+            do {
+                try test.server.postDiagnosisKeys([makeKey(1, start: today), makeKey(6, start: today), bad])
+                Issue.record("expected an error for \(field)")
+            } catch {
+                #expect(error.code == .badParameter)
+                #expect(error.context.section == "posted keys" && error.context.index == 2, "\(error)")
+                #expect(error.context.field == field, "\(error)")
+            }
         }
-        #expect(try store.read(.diagnosisKeysAwaitingExport).isEmpty)
+        #expect(try test.server.store.read(.diagnosisKeysAwaitingExport).isEmpty)
+        #expect(try test.server.publish().isEmpty)
+        #expect(try test.server.indexText() == "")
     }
 
     @Test func theStoreIsAFileOfItsOwnThatSurvivesReopeningAndErasing() throws {
@@ -52,17 +76,25 @@ struct KeyServerTests {
         let path = directory.appendingPathComponent("keys.sqlite").path
         let key = makeKey(5, start: 2_963_808)
         let store = try ENKeyServerStore(path: path, clock: { referenceDate })
-        try store.write(.postDiagnosisKeys([key]))
-        let batch = try store.write(.publishExportBatch())
-        #expect(batch?.createdAt == referenceDate)
+        let test = try TestServer(store: store)
+        try test.server.postDiagnosisKeys([key])
+        let published = try test.server.publish()
+        #expect(published.count == 1)
+        let batches = try store.read(.exportBatches())
+        #expect(batches.map(\.createdAt) == [referenceDate])
         try store.close()
 
+        // Reopened, the server serves the same files, byte for byte.
         let reopened = try ENKeyServerStore(path: path)
         try reopened.checkIntegrity()
-        #expect(try reopened.read(.exportBatches()) == [try #require(batch)])
+        #expect(try reopened.read(.exportBatches()) == batches)
+        let again = try TestServer(clock: test.clock, store: reopened, signingKey: test.signingKey)
+        #expect(try again.server.files(startingAt: 0) == published)
+        #expect(try again.server.file(named: published[0].name)?.data == published[0].data)
         try reopened.write(.eraseAll)
         #expect(try reopened.read(.exportBatches()).isEmpty)
         #expect(try reopened.read(.diagnosisKeysAwaitingExport).isEmpty)
+        #expect(try again.server.files(startingAt: 0).isEmpty)
         try reopened.close()
         let raw = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(raw.range(of: key.keyData) == nil)
@@ -79,17 +111,4 @@ struct KeyServerTests {
         #expect(throws: ENError.self) { _ = try ENStore(path: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == serverBytes)
     }
-}
-
-/// A fixed reference moment: 2026-05-09 06:13:20 UTC (interval 2_963_845).
-let referenceDate = Date(timeIntervalSinceReferenceDate: 800_000_000)
-
-/// A valid diagnosis key numbered `n`: its first 8 bytes are `n`, the risk level and onset vary with `n`.
-func makeKey(_ n: Int, start: ENIntervalNumber) -> ENTemporaryExposureKey {
-    var keyData = Data(repeating: 0x5A, count: 16)
-    withUnsafeBytes(of: UInt64(n).littleEndian) { keyData.replaceSubrange(0..<8, with: $0) }
-    return ENTemporaryExposureKey(
-        keyData: keyData, rollingStartNumber: start, transmissionRiskLevel: UInt8(n % 8),
-        diagnosisReportType: .confirmedTest,
-        daysSinceOnsetOfSymptoms: n % 3 == 0 ? ENDaysSinceOnsetOfSymptomsUnknown : n % 14 - 7)
 }

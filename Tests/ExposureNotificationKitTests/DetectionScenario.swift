@@ -67,8 +67,7 @@ struct DetectionScenario {
     ) async throws -> [ENTemporaryExposureKey] {
         other.clock.set(date)
         return try await otherManager.getDiagnosisKeys().map { key in
-            var key = key
-            key.diagnosisReportType = reportType
+            var key = key.reported(as: reportType)
             key.transmissionRiskLevel = 4
             key.daysSinceOnsetOfSymptoms = 0
             return key
@@ -136,5 +135,14 @@ struct DetectionScenario {
         configuration.durationLevelValues = [1, 2, 3, 4, 5, 6, 7, 8]
         configuration.transmissionRiskLevelValues = [1, 2, 3, 4, 5, 6, 7, 8]
         return configuration
+    }
+}
+
+extension ENTemporaryExposureKey {
+    /// This key with another report type (a revision, or a revocation).
+    func reported(as type: ENDiagnosisReportType) -> ENTemporaryExposureKey {
+        var key = self
+        key.diagnosisReportType = type
+        return key
     }
 }

@@ -117,11 +117,7 @@ struct DetectionTests {
         defer { scenario.directory.cleanUp() }
         try scenario.encounter()
         let keys = try await scenario.releasedKeys()
-        let revoked = keys.map { key in
-            var key = key
-            key.diagnosisReportType = .revoked
-            return key
-        }
+        let revoked = keys.map { $0.reported(as: .revoked) }
         let confirmed = try scenario.writeZip(keys, name: "confirmed.zip")
         let revocation = try scenario.writeZip([], revisedKeys: revoked, name: "revocation.zip")
         scenario.detectAt()
@@ -153,11 +149,7 @@ struct DetectionTests {
         defer { scenario.directory.cleanUp() }
         try scenario.encounter()
         let keys = try await scenario.releasedKeys(reportType: .selfReported)
-        let revised = keys.map { key in
-            var key = key
-            key.diagnosisReportType = .confirmedTest
-            return key
-        }
+        let revised = keys.map { $0.reported(as: .confirmedTest) }
         let original = try scenario.writeZip(keys, name: "original.zip")
         let revision = try scenario.writeZip([], revisedKeys: revised, name: "revision.zip")
         scenario.detectAt()
