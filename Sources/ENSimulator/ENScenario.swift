@@ -92,6 +92,19 @@ public struct ENScenario: Hashable, Sendable, Codable {
             self.sharing = sharing
             self.symptomOnsetDaysBeforeResult = symptomOnsetDaysBeforeResult
         }
+
+        private enum CodingKeys: String, CodingKey { case device, day, minute, sharing, symptomOnsetDaysBeforeResult }
+
+        /// Decodes a diagnosis; `sharing` defaults to `direct`, `symptomOnsetDaysBeforeResult` to 2.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            device = try container.decode(String.self, forKey: .device)
+            day = try container.decode(Int.self, forKey: .day)
+            minute = try container.decode(Int.self, forKey: .minute)
+            sharing = try container.decodeIfPresent(Sharing.self, forKey: .sharing) ?? .direct
+            symptomOnsetDaysBeforeResult =
+                try container.decodeIfPresent(Int.self, forKey: .symptomOnsetDaysBeforeResult) ?? 2
+        }
     }
 
     /// A name for reports.

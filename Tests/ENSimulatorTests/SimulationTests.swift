@@ -64,11 +64,17 @@ struct SimulationTests {
         var scenario = ENScenario.sampleStory()
         scenario.diagnoses.append(.init(device: "A", day: 2, minute: 10 * 60, sharing: .direct))
         scenario.diagnoses.append(.init(device: "C", day: 3, minute: 9 * 60, sharing: .preAuthorized))
-        let report = try await ENSimulation(scenario: scenario).run()
-        let a = report.devices[0]
-        // The second post of A is all duplicates.
-        #expect(report.duplicateKeys == a.keysShared / 2)
-        #expect(report.keysAccepted == a.keysShared / 2 + report.devices[2].keysShared)
+        let events = EventLog()
+        let report = try await ENSimulation(scenario: scenario).run { events.append($0) }
+        let shared = events.shared
+        try #require(shared.count == 3)
+        // A's second post repeats every key of the first (stored once) and adds only the key made since.
+        #expect(shared[0].accepted == shared[0].keys && shared[0].duplicates == 0)
+        #expect(shared[1].duplicates == shared[0].keys)
+        #expect(shared[1].accepted == shared[1].keys - shared[0].keys)
+        #expect(shared[1].accepted <= 1)
+        #expect(report.keysAccepted == shared.map(\.accepted).reduce(0, +))
+        #expect(report.duplicateKeys == shared[0].keys)
         #expect(report.filesPublished == 2)  // day 2 (A once), day 3 (C, pre-authorized)
         for device in report.devices {
             #expect(device.detections == scenario.days)
@@ -92,10 +98,10 @@ struct SimulationTests {
         #expect(info.diagnosisReportType == .confirmedTest)
         // Symptoms 2 days before the result on day 2: day 0's key is the day of onset.
         #expect(info.daysSinceOnsetOfSymptoms == 0)
-        // Apple reports durations in 5-minute steps, at most 30 minutes; buckets split at 55 and 63 dB.
+        // Apple reports durations in 5-minute steps, at most 30 minutes.
         #expect(info.duration.truncatingRemainder(dividingBy: 300) == 0)
         #expect((300...1800).contains(info.duration))
-        #expect(info.attenuationDurations.count == 3)
+        #expect(info.attenuationDurations.count == 4)  // three thresholds, four buckets
         #expect(info.totalRiskScore > 0)
         #expect(Double(info.totalRiskScore) == min(255, info.totalRiskScoreFullRange))
         #expect(b.notified)
@@ -123,6 +129,7 @@ struct SimulationTests {
         defer { directory.cleanUp() }
         var short = ENScenario.sampleStory()
         short.days = 3
+        short.encounters.removeAll { $0.day >= 3 }
         let partial = try await ENSimulation(scenario: short, storage: .directory(directory.url)).run()
         #expect(partial.daysCompleted == 3)
         let contents = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
@@ -143,6 +150,17 @@ struct SimulationTests {
 final class EventLog: Sendable {
     private let events = Mutex<[ENSimulationEvent]>([])
     func append(_ event: ENSimulationEvent) { events.withLock { $0.append(event) } }
+    var shared: [(keys: Int, accepted: Int, duplicates: Int)] {
+        events.withLock { events in
+            events.compactMap {
+                if case .shared(_, _, let keys, let accepted, let duplicates) = $0 {
+                    (keys, accepted, duplicates)
+                } else {
+                    nil
+                }
+            }
+        }
+    }
     var startedDays: [Int] {
         events.withLock { events in
             events.compactMap { if case .dayStarted(let day, _, _, _) = $0 { day } else { nil } }
