@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ENSimulator", "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
                 "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -129,7 +129,7 @@ let package = Package(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENKeyServer", "ENTestSupport",
+                "ENKeyServer", "ENSimulator", "ENTestSupport",
             ]
         ),
         .testTarget(

@@ -36,7 +36,7 @@ public final class ENEther: Sendable {
     /// anyone listens or not: a device makes the day's key when it first transmits in the day.
     public func transmitAll(at date: Date) {
         let all = radios.withLock { Array($0.values) }
-        for radio in all { _ = radio.advertisement(at: date) }
+        for radio in all { _ = try? radio.advertisement(at: date) }
     }
 
     /// Simulates `first` and `second` spending `length` seconds from `start` at `distance` meters: each hears
@@ -62,7 +62,7 @@ public final class ENEther: Sendable {
             let rssi = pathLoss.rssi(
                 distance: distance, senderTxPower: sender.txPower, receiverCorrection: receiver.rssiCorrection,
                 using: &random)
-            guard let advertisement = sender.advertisement(at: moment) else { continue }
+            guard let advertisement = try? sender.advertisement(at: moment) else { continue }
             if receiver.hear(ENSighting(rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: rssi))
             {
                 heard += 1

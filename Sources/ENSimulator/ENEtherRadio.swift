@@ -46,10 +46,15 @@ public final class ENEtherRadio: ENRadio {
     /// Forgets the scan handler.
     public func stopScanning() { state.withLock { $0.handler = nil } }
 
-    /// The advertisement the device sends at `date`, or `nil` when it does not broadcast (or its source fails).
-    public func advertisement(at date: Date) -> ENAdvertisement? {
-        guard let source = state.withLock({ $0.poweredOn ? $0.source : nil }) else { return nil }
-        return try? source.advertisement(at: date)
+    /// The advertisement the device sends at `date`.
+    ///
+    /// - Throws: `notEnabled` when the device does not broadcast (or Bluetooth is off); the broadcast source's
+    ///   error when it cannot make the advertisement.
+    public func advertisement(at date: Date) throws(ENError) -> ENAdvertisement {
+        guard let source = state.withLock({ $0.poweredOn ? $0.source : nil }) else {
+            throw ENError(.notEnabled, "device \(name) is not broadcasting")
+        }
+        return try source.advertisement(at: date)
     }
 
     /// Hands `sighting` to the device's scanner; `false` when it does not scan.

@@ -17,6 +17,12 @@ public final class ENVirtualClock: ENClock {
         current.withLock { $0 = max($0, date) }
     }
 
+    /// Sets the clock to `date`, earlier or later: what a user changing the phone's time does (tests of a
+    /// framework's reaction to it use this; a simulation only ever moves forward with ``advance(to:)``).
+    public func set(_ date: Date) {
+        current.withLock { $0 = date }
+    }
+
     /// Moves the clock `seconds` forward.
     public func advance(by seconds: TimeInterval) {
         current.withLock { $0 += max(0, seconds) }
