@@ -23,7 +23,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -35,7 +34,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // zlib, for inflating export files in one pass (ZIPFoundation writes them).
+        // zlib, for the zip container of export files (inflate, deflate, CRC-32).
         .systemLibrary(name: "CENZlib", providers: [.apt(["zlib1g-dev"])]),
         // Hand-written multi-buffer SHA-256 / wide AES for the matcher. No unsafe flags (they would make the
         // package unusable as a dependency): CPU features are enabled per function and dispatched at run time.
@@ -44,15 +43,7 @@ let package = Package(
         // MARK: Library modules, bottom to top
         .target(name: "ENCore"),
         .target(name: "ENCrypto", dependencies: ["ENCore", "CLibCrypto"]),
-        .target(
-            name: "ENExportFormat",
-            dependencies: [
-                "ENCore", "ENCrypto", "CENZlib",
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ],
-            exclude: ["Protos"]
-        ),
+        .target(name: "ENExportFormat", dependencies: ["ENCore", "ENCrypto", "CENZlib"], exclude: ["Protos"]),
         .target(name: "ENMatching", dependencies: ["ENCore", "ENCrypto", "CENMatchingKernel"]),
         .target(name: "ENRiskV1", dependencies: ["ENCore"]),
         .target(name: "ENRiskV2", dependencies: ["ENCore"]),
@@ -88,6 +79,7 @@ let package = Package(
             name: "entool",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore", "ENSimulator",
+                "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -109,8 +101,14 @@ let package = Package(
         .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
+        // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
-            name: "ENExportFormatTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport"]),
+            name: "ENExportFormatTests",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
         .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching", "ENTestSupport"]),
         .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1", "ENTestSupport"]),
         .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2", "ENTestSupport"]),
@@ -136,7 +134,24 @@ let package = Package(
             name: "ENSimulatorTests",
             dependencies: ["ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit", "ENTestSupport"]
         ),
-        .testTarget(name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENStore", "entool", "ENTestSupport"]),
+        // The seed sample app's non-UI code (../shared/seeds), compiled as app code written for Apple's framework:
+        // Swift 5 mode, as the sample was written; it depends on ExposureNotificationKit only.
+        .target(
+            name: "SampleApp",
+            dependencies: ["ExposureNotificationKit"],
+            path: "Tests/SampleAppTests/SampleApp",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "SampleAppTests",
+            dependencies: [
+                "SampleApp", "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat",
+                "ENTestSupport",
+            ],
+            exclude: ["SampleApp"]
+        ),
+        .testTarget(
+            name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "entool", "ENTestSupport"]),
     ]
 )
 
@@ -144,6 +159,12 @@ let package = Package(
 // version; these add the upcoming features the house style relies on and make warnings errors.
 for target in package.targets where target.type != .system {
     var swiftSettings = target.swiftSettings ?? []
+    // The sample app keeps the settings an app written for Apple's framework had; only warnings are errors.
+    guard target.name != "SampleApp" else {
+        swiftSettings.append(.treatAllWarnings(as: .error))
+        target.swiftSettings = swiftSettings
+        continue
+    }
     swiftSettings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     swiftSettings.append(.enableUpcomingFeature("ExistentialAny"))
     swiftSettings.append(.enableUpcomingFeature("MemberImportVisibility"))

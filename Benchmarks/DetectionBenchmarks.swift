@@ -21,24 +21,6 @@ let detectionBenchmarkSuite = BenchmarkSuite(name: "detection") { context, repor
 }
 
 enum DetectionBenchmark {
-    /// Sightings handed over when scanning starts: how a simulated radio fills the store before the clock runs.
-    final class PreloadedRadio: ENRadio {
-        let sightings: [ENSighting]
-        init(_ sightings: [ENSighting]) { self.sightings = sightings }
-        var isPoweredOn: Bool { true }
-        func startBroadcasting(_ source: any ENBroadcastSource) {}
-        func stopBroadcasting() {}
-        func startScanning(_ handler: @escaping @Sendable (ENSighting) -> Void) {
-            for sighting in sightings { handler(sighting) }
-        }
-        func stopScanning() {}
-    }
-
-    /// A clock that stands still at the end of the data set's 14 days.
-    struct FixedClock: ENClock {
-        let now: Date
-    }
-
     /// Runs `body` to completion from synchronous code (the benchmark harness is synchronous).
     static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Mutex<Result<T, any Error>?>(nil)
@@ -96,7 +78,7 @@ enum DetectionBenchmark {
                     "enbench-detection-\(UUID().uuidString)")
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let environment = ENEnvironment(
-                    consent: ENFixedConsent(true), radio: PreloadedRadio(sightings), clock: FixedClock(now: now),
+                    consent: ENFixedConsent(true), radio: ENReplayRadio(sightings: sightings), clock: ENFixedClock(now),
                     storeLocation: .directory(directory), trustedKeys: trusted, apiVersion: .version2,
                     limits: ENLimits(detectionsPerDayVersion2: 100, maximumDetectionThreads: threads))
                 let manager = ENManager(environment: environment)

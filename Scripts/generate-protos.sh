@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates Sources/ENExportFormat/Generated/export.pb.swift from Sources/ENExportFormat/Protos/export.proto.
+# Regenerates Tests/ENExportFormatTests/Generated/export.pb.swift from Sources/ENExportFormat/Protos/export.proto
+# (swift-protobuf is the tests' independent decoder and encoder; the module reads and writes the wire format itself).
 #
 # Needs `protoc` (Debian/Ubuntu: `apt-get install -y protobuf-compiler`; macOS: `brew install protobuf`).
 # The Swift plugin is built from the swift-protobuf version this package resolves, so the generated code
@@ -18,7 +19,7 @@ scratch="$root/.build-protoc"
 swift build -c release --product protoc-gen-swift --scratch-path "$scratch" >&2
 plugin="$(swift build -c release --product protoc-gen-swift --scratch-path "$scratch" --show-bin-path)/protoc-gen-swift"
 
-out="Sources/ENExportFormat/Generated"
+out="Tests/ENExportFormatTests/Generated"
 mkdir -p "$out"
 protoc \
     --plugin=protoc-gen-swift="$plugin" \

@@ -66,7 +66,7 @@ public struct ENError: Error, Hashable, Sendable {
     /// name with ``ENError/adding(_:)``. ``description`` prints the parts that are set, for example
     /// `keys.zip: export.bin: keys[3].rolling_period`.
     public struct Context: Hashable, Sendable {
-        /// The input file, by name (the last path component of its URL).
+        /// The input file, by the path the caller gave (so that it can find the file again).
         public var file: String?
         /// The part of the input: an entry of a zip (`export.bin`), a list of a message (`keys`,
         /// `revised_keys`), a JSON array, a table.

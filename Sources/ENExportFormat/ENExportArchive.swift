@@ -29,7 +29,8 @@ public struct ENExportArchive: Hashable, Sendable {
     /// Reads a zip archive or a bare `export.bin` from memory.
     ///
     /// - Throws: `ENError.Code.badFormat` naming what is wrong: not a zip and no export header,
-    ///   a missing or extra entry, a size over `limits`, a corrupt zip.
+    ///   a missing or extra entry, a size over `limits`, a corrupt zip. The error's context names the zip entry
+    ///   (section `export.bin`, `export.sig`) when the problem is in one.
     public init(data: Data, limits: ENExportLimits = .default) throws(ENError) {
         guard data.count <= limits.maximumFileSize else {
             throw .badFormat("the file is \(data.count) bytes, over the limit of \(limits.maximumFileSize)")
@@ -38,10 +39,11 @@ public struct ENExportArchive: Hashable, Sendable {
             let (bin, sig) = try ZipContainer.read(data, limits: limits)
             self.init(exportBinary: bin, signatureFile: sig)
         } else {
-            try ENExportKeyScanner.checkHeader(data)
+            try ENKeyExport.checkHeader(data)
             guard data.count <= limits.maximumExportBinarySize else {
                 throw .badFormat(
-                    "export.bin is \(data.count) bytes, over the limit of \(limits.maximumExportBinarySize)")
+                    "\(data.count) bytes, over the limit of \(limits.maximumExportBinarySize)",
+                    context: .init(section: "export.bin"))
             }
             self.init(exportBinary: data, signatureFile: nil)
         }
@@ -50,32 +52,33 @@ public struct ENExportArchive: Hashable, Sendable {
     /// Reads a zip archive or a bare `export.bin` from a file, checking its size before reading it.
     ///
     /// - Throws: `ENError.Code.badParameter` when the file cannot be read, otherwise as
-    ///   ``init(data:limits:)``.
+    ///   ``init(data:limits:)``; every error's context has the file's path (`file`).
     public init(contentsOf url: URL, limits: ENExportLimits = .default) throws(ENError) {
+        let file = ENError.Context(file: url.path)
         let size: Int
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
             size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         } catch {
-            throw .badParameter("cannot read \(url.path): \(error.localizedDescription)")
+            throw .badParameter("cannot read the file: \(error.localizedDescription)", context: file)
         }
         guard size <= limits.maximumFileSize else {
-            throw .badFormat("\(url.lastPathComponent) is \(size) bytes, over the limit of \(limits.maximumFileSize)")
+            throw .badFormat("\(size) bytes, over the limit of \(limits.maximumFileSize)", context: file)
         }
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw .badParameter("cannot read \(url.path): \(error.localizedDescription)")
+            throw .badParameter("cannot read the file: \(error.localizedDescription)", context: file)
         }
         do {
             try self.init(data: data, limits: limits)
         } catch {
-            throw ENError(error.code, "\(url.lastPathComponent): \(error.reason)")
+            throw error.adding(file)
         }
     }
 
-    /// Decodes the whole of `export.bin` (with swift-protobuf).
+    /// Decodes the whole of `export.bin` (``ENKeyExport/init(exportBinary:limits:)``).
     ///
     /// - Throws: `ENError.Code.badFormat` naming the field or key that is wrong.
     public func keyExport(limits: ENExportLimits = .default) throws(ENError) -> ENKeyExport {
@@ -111,7 +114,8 @@ public struct ENExportArchive: Hashable, Sendable {
         do {
             try data.write(to: url, options: .atomic)
         } catch {
-            throw .badParameter("cannot write \(url.path): \(error.localizedDescription)")
+            throw .badParameter(
+                "cannot write the file: \(error.localizedDescription)", context: .init(file: url.path))
         }
     }
 }

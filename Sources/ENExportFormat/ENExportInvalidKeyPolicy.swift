@@ -6,6 +6,6 @@
 public enum ENExportInvalidKeyPolicy: Hashable, Sendable {
     /// Throw `ENError.Code.badFormat` naming the key and field (the default).
     case reject
-    /// Leave the key out and record why (``ENExportKeyScanner/ChunkIterator/skippedKeyReasons``).
+    /// Leave the key out and record why (``ENExportKeyScanner/ChunkIterator/skippedKeyErrors``).
     case skip
 }

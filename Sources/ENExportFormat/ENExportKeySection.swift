@@ -7,4 +7,7 @@ public enum ENExportKeySection: Int, Sendable, CaseIterable {
 
     /// The field's name in `export.proto`.
     public var fieldName: String { self == .keys ? "keys" : "revised_keys" }
+
+    /// The field number, as the wire reader and writer use it.
+    var field: UInt32 { UInt32(rawValue) }
 }

@@ -44,14 +44,14 @@ public struct ENExportWriter: Sendable {
         self.signers = signers
     }
 
-    /// Writes signed files for the keys, shuffled with the system's random generator.
+    /// Writes signed files for the keys, shuffled with a cryptographically secure generator (OpenSSL's DRBG).
     ///
     /// - Throws: `ENError.Code.badParameter` for an invalid key (naming it), no signer or more than
     ///   ten, a start after the end, or limits too small for a single key.
     public func archives(
         keys: [ENTemporaryExposureKey], revisedKeys: [ENTemporaryExposureKey] = []
     ) throws(ENError) -> [ENExportArchive] {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return try archives(keys: keys, revisedKeys: revisedKeys, using: &generator)
     }
 
@@ -71,82 +71,109 @@ public struct ENExportWriter: Sendable {
         guard maximumKeysPerFile >= 1 else {
             throw .badParameter("maximum keys per file must be at least 1, got \(maximumKeysPerFile)")
         }
-        for (section, list) in [(ENExportKeySection.keys, keys), (.revisedKeys, revisedKeys)] {
-            for (index, key) in list.enumerated() {
-                try ENKeyExport.validateForWriting(key, section: section, index: index)
+        let input = KeyInput(keys: keys, revisedKeys: revisedKeys)
+        try input.validate()
+        var order = input.allPositions
+        order.shuffle(using: &generator)
+        return try plan(order, of: input).map { (file) throws(ENError) in try archive(file, of: input) }
+    }
+
+    /// The keys to write: new and revised, addressed together by a position (new keys first).
+    struct KeyInput {
+        let keys: [ENTemporaryExposureKey]
+        let revisedKeys: [ENTemporaryExposureKey]
+
+        /// Every position, in order.
+        var allPositions: [KeyPosition] { (0..<UInt32(keys.count + revisedKeys.count)).map(KeyPosition.init) }
+
+        /// Whether the key at `position` is a revised key.
+        func isRevised(_ position: KeyPosition) -> Bool { Int(position.value) >= keys.count }
+
+        subscript(position: KeyPosition) -> ENTemporaryExposureKey {
+            let index = Int(position.value)
+            return index < keys.count ? keys[index] : revisedKeys[index - keys.count]
+        }
+
+        /// Refuses the first invalid key with `badParameter`, naming it as given (`revised_keys[3]: ...`).
+        func validate() throws(ENError) {
+            for (index, key) in keys.enumerated() {
+                try KeyMessage.validateForWriting(key, section: .keys, index: index)
+            }
+            for (index, key) in revisedKeys.enumerated() {
+                try KeyMessage.validateForWriting(key, section: .revisedKeys, index: index)
             }
         }
-        var entries = keys.map { ($0, false) } + revisedKeys.map { ($0, true) }
-        entries.shuffle(using: &generator)
+    }
 
-        let infos = signers.map(\.signatureInfo)
-        let overhead = try ENKeyExport(
-            startTimestamp: startTimestamp, endTimestamp: endTimestamp, region: region,
-            signatureInfos: infos
-        ).exportBinary().count
-        var files: [[(ENTemporaryExposureKey, Bool)]] = [[]]
+    /// A key's place in ``KeyInput``: 4 bytes, so that shuffling a million keys moves 4 MB, not 50.
+    struct KeyPosition {
+        var value: UInt32
+    }
+
+    /// One file to write: its number (0-based) and its keys, in the shuffled order.
+    struct FilePlan {
+        var number: Int
+        var keys: ArraySlice<KeyPosition>
+    }
+
+    /// Cuts the shuffled keys into files of at most ``maximumKeysPerFile`` keys and
+    /// ``maximumExportBinarySize`` bytes, each file taking as many keys as fit (every key's size is exact).
+    func plan(_ order: [KeyPosition], of input: KeyInput) throws(ENError) -> [FilePlan] {
+        let overhead = ENKeyExport.header.count + ENKeyExport.MetadataFields(metadata(fileNumber: 0)).encodedSize
+        var files: [FilePlan] = []
+        var start = 0
         var size = overhead
-        for entry in entries {
-            let entrySize = Self.encodedSize(of: entry.0)
-            guard overhead + entrySize <= maximumExportBinarySize else {
+        for (index, position) in order.enumerated() {
+            let keySize = ENKeyExport.keyFieldSize(input[position])
+            guard overhead + keySize <= maximumExportBinarySize else {
                 throw .badParameter(
                     "maximum export.bin size \(maximumExportBinarySize) is too small for even one key")
             }
-            if files[files.count - 1].count == maximumKeysPerFile || size + entrySize > maximumExportBinarySize {
-                files.append([])
+            if index - start == maximumKeysPerFile || size + keySize > maximumExportBinarySize {
+                files.append(FilePlan(number: files.count, keys: order[start..<index]))
+                start = index
                 size = overhead
             }
-            files[files.count - 1].append(entry)
-            size += entrySize
+            size += keySize
         }
+        files.append(FilePlan(number: files.count, keys: order[start...]))
+        return files
+    }
 
-        var archives: [ENExportArchive] = []
-        archives.reserveCapacity(files.count)
-        for (number, file) in files.enumerated() {
-            let export = ENKeyExport(
-                startTimestamp: startTimestamp, endTimestamp: endTimestamp + UInt64(number), region: region,
-                batchNumber: 1, batchSize: 1, signatureInfos: infos,
-                keys: file.filter { !$0.1 }.map(\.0), revisedKeys: file.filter { $0.1 }.map(\.0))
-            archives.append(try Self.sign(export, with: signers))
-        }
-        return archives
+    /// Everything but the keys of the file numbered `fileNumber` (0-based): batch 1 of 1, and an end
+    /// timestamp of ``endTimestamp`` plus the number.
+    func metadata(fileNumber: Int) -> ENKeyExport {
+        ENKeyExport(
+            startTimestamp: startTimestamp, endTimestamp: endTimestamp + UInt64(fileNumber), region: region,
+            batchNumber: 1, batchSize: 1, signatureInfos: signers.map(\.signatureInfo))
+    }
+
+    /// Encodes and signs one planned file: its new keys in field 7, then its revised keys in field 8.
+    func archive(_ file: FilePlan, of input: KeyInput) throws(ENError) -> ENExportArchive {
+        let metadata = metadata(fileNumber: file.number)
+        let binary = ENKeyExport.encode(
+            metadata: metadata,
+            keys: file.keys.lazy.filter { !input.isRevised($0) }.map { input[$0] },
+            revisedKeys: file.keys.lazy.filter { input.isRevised($0) }.map { input[$0] })
+        return try Self.sign(binary, batchNumber: metadata.batchNumber, batchSize: metadata.batchSize, with: signers)
     }
 
     /// Serializes `export` and signs its `export.bin` with every signer, in order.
     public static func sign(_ export: ENKeyExport, with signers: [ENExportSigner]) throws(ENError) -> ENExportArchive {
-        let binary = try export.exportBinary()
+        try sign(export.exportBinary(), batchNumber: export.batchNumber, batchSize: export.batchSize, with: signers)
+    }
+
+    /// Signs `binary` with every signer, in order, and makes the archive.
+    private static func sign(
+        _ binary: Data, batchNumber: Int?, batchSize: Int?, with signers: [ENExportSigner]
+    ) throws(ENError) -> ENExportArchive {
         var signatures: [ENExportSignature] = []
         for signer in signers {
             signatures.append(
                 ENExportSignature(
-                    signatureInfo: signer.signatureInfo, batchNumber: export.batchNumber, batchSize: export.batchSize,
+                    signatureInfo: signer.signatureInfo, batchNumber: batchNumber, batchSize: batchSize,
                     signature: try signer.signingKey.signature(for: binary).derRepresentation))
         }
         return ENExportArchive(exportBinary: binary, signatureFile: try ENExportSignature.encodeList(signatures))
-    }
-
-    /// The bytes one key takes in `export.bin` as ``ENKeyExport/exportBinary()`` writes it: the field tag, the
-    /// length prefix and the message.
-    static func encodedSize(of key: ENTemporaryExposureKey) -> Int {
-        func varintSize(_ value: UInt64) -> Int {
-            var value = value
-            var size = 1
-            while value >= 0x80 {
-                value >>= 7
-                size += 1
-            }
-            return size
-        }
-        var body = 2 + key.keyData.count  // tag 1, length, bytes
-        body += 1 + varintSize(UInt64(key.transmissionRiskLevel))
-        body += 1 + varintSize(UInt64(key.rollingStartNumber))
-        body += 1 + varintSize(UInt64(key.rollingPeriod))
-        if key.diagnosisReportType != .unknown { body += 1 + varintSize(UInt64(key.diagnosisReportType.rawValue)) }
-        if key.hasKnownDaysSinceOnsetOfSymptoms {
-            let dsos = Int32(key.daysSinceOnsetOfSymptoms)
-            body += 1 + varintSize(UInt64(UInt32(bitPattern: (dsos << 1) ^ (dsos >> 31))))
-        }
-        if key.variantOfConcern != .unknown { body += 1 + varintSize(UInt64(key.variantOfConcern.rawValue)) }
-        return 1 + varintSize(UInt64(body)) + body
     }
 }

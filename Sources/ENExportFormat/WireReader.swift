@@ -1,9 +1,12 @@
 import ENCore
 
-/// A minimal protobuf wire-format reader over a byte buffer, for the streaming hot path.
+/// A protobuf wire-format reader over a byte buffer: the one decoder of `export.bin` and `export.sig`.
 ///
-/// It never reads past `end`, never trusts a length without checking it against the bytes left, and
-/// reports every malformation as `badFormat` with the offset. `context` names the message being read.
+/// It never reads past `end`, never trusts a length without checking it against the bytes left, and reports
+/// every malformation as `badFormat` with the byte offset, and the field's name in the error's context when it
+/// knows it. Which message, list and record the error is in, the caller adds with `ENError.adding(_:)` on the
+/// way out, so that the hot path builds no context. One-byte varints and tags, which are almost every value in an
+/// export file, take an inlined fast path.
 struct WireReader {
     let base: UnsafeRawBufferPointer
     var position: Int
@@ -22,103 +25,132 @@ struct WireReader {
         case varint = 0, fixed64 = 1, lengthDelimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5
     }
 
-    func error(_ context: String, _ reason: String) -> ENError {
-        .badFormat("\(context): \(reason) at byte \(position)")
+    /// A malformation at the current position, in `field` when it is known.
+    func malformed(_ reason: String, field: String? = nil) -> ENError {
+        .badFormat("\(reason) at byte \(position)", context: .init(field: field))
     }
 
-    mutating func readVarint(_ context: String) throws(ENError) -> UInt64 {
+    /// A varint of up to 64 bits.
+    @inline(__always)
+    mutating func readVarint() throws(ENError) -> UInt64 {
+        if position < end {
+            let byte = base[position]
+            if byte < 0x80 {
+                position += 1
+                return UInt64(byte)
+            }
+        }
+        return try readLongVarint()
+    }
+
+    @inline(never)
+    private mutating func readLongVarint() throws(ENError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard position < end else { throw error(context, "truncated varint") }
+            guard position < end else { throw malformed("truncated varint") }
             let byte = base[position]
             position += 1
-            if shift == 63 && byte > 1 { throw error(context, "varint longer than 64 bits") }
+            if shift == 63 && byte > 1 { throw malformed("varint longer than 64 bits") }
             result |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 { return result }
             shift += 7
         }
     }
 
-    /// Reads a field tag: (field number, wire type).
-    mutating func readTag(_ context: String) throws(ENError) -> (field: UInt32, wireType: WireType) {
-        let raw = try readVarint(context)
-        guard raw <= UInt64(UInt32.max) else { throw error(context, "field tag out of range") }
-        let field = UInt32(raw >> 3)
-        guard field != 0 else { throw error(context, "field number 0") }
-        guard let wireType = WireType(rawValue: UInt8(raw & 7)) else {
-            throw error(context, "invalid wire type \(raw & 7)")
+    /// A field tag as it is on the wire, `field << 3 | wireType`, checked: the field number is not 0 and the
+    /// wire type exists. Switching on the raw tag matches field and wire type at once.
+    @inline(__always)
+    mutating func readTag() throws(ENError) -> UInt32 {
+        if position < end {
+            let byte = base[position]
+            // One byte: fields 1...15; wire types 6 and 7 do not exist, field 0 is invalid.
+            if byte < 0x80, byte >= 0x08, byte & 7 < 6 {
+                position += 1
+                return UInt32(byte)
+            }
         }
-        return (field, wireType)
+        return try readLongTag()
     }
 
-    mutating func readFixed64(_ context: String) throws(ENError) -> UInt64 {
-        guard end - position >= 8 else { throw error(context, "truncated fixed64") }
+    @inline(never)
+    private mutating func readLongTag() throws(ENError) -> UInt32 {
+        let raw = try readVarint()
+        guard raw <= UInt64(UInt32.max) else { throw malformed("field tag out of range") }
+        guard raw >> 3 != 0 else { throw malformed("field number 0") }
+        guard raw & 7 < 6 else { throw malformed("invalid wire type \(raw & 7)") }
+        return UInt32(raw)
+    }
+
+    /// The field number of a tag.
+    static func field(_ tag: UInt32) -> UInt32 { tag >> 3 }
+
+    /// The wire type of a checked tag.
+    static func wireType(_ tag: UInt32) -> WireType { WireType(rawValue: UInt8(tag & 7))! }
+
+    mutating func readFixed64() throws(ENError) -> UInt64 {
+        guard end - position >= 8 else { throw malformed("truncated fixed64") }
         let value = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
         position += 8
         return UInt64(littleEndian: value)
     }
 
     /// Reads a length prefix and returns the range of the payload, leaving the reader after it.
-    mutating func readLengthDelimited(_ context: String) throws(ENError) -> Range<Int> {
-        let length = try readVarint(context)
+    @inline(__always)
+    mutating func readLengthDelimited() throws(ENError) -> Range<Int> {
+        let length = try readVarint()
         guard length <= UInt64(end - position) else {
-            throw error(context, "length \(length) runs past the end of the data")
+            throw malformed("length \(length) runs past the end of the data")
         }
         let start = position
         position += Int(length)
         return start..<position
     }
 
-    /// Skips a field of an unknown number (legacy and future fields are tolerated).
-    mutating func skip(_ wireType: WireType, field: UInt32, _ context: String, depth: Int = 0) throws(ENError) {
-        switch wireType {
-        case .varint: _ = try readVarint(context)
+    /// Skips the value of a field this reader does not use (legacy and future fields are tolerated).
+    mutating func skip(tag: UInt32, depth: Int = 0) throws(ENError) {
+        switch Self.wireType(tag) {
+        case .varint: _ = try readVarint()
         case .fixed64:
-            guard end - position >= 8 else { throw error(context, "truncated fixed64") }
+            guard end - position >= 8 else { throw malformed("truncated fixed64") }
             position += 8
         case .fixed32:
-            guard end - position >= 4 else { throw error(context, "truncated fixed32") }
+            guard end - position >= 4 else { throw malformed("truncated fixed32") }
             position += 4
-        case .lengthDelimited: _ = try readLengthDelimited(context)
+        case .lengthDelimited: _ = try readLengthDelimited()
         case .startGroup:
-            guard depth < 16 else { throw error(context, "groups nested too deeply") }
+            guard depth < 16 else { throw malformed("groups nested too deeply") }
             while true {
-                let tag = try readTag(context)
-                if tag.wireType == .endGroup {
-                    guard tag.field == field else { throw error(context, "mismatched end of group") }
+                let inner = try readTag()
+                if Self.wireType(inner) == .endGroup {
+                    guard Self.field(inner) == Self.field(tag) else { throw malformed("mismatched end of group") }
                     return
                 }
-                try skip(tag.wireType, field: tag.field, context, depth: depth + 1)
+                try skip(tag: inner, depth: depth + 1)
             }
-        case .endGroup: throw error(context, "unexpected end of group")
+        case .endGroup: throw malformed("unexpected end of group")
         }
     }
 
-    /// Fails unless the wire type is the one the schema declares for `name`.
-    func expect(_ wireType: WireType, _ expected: WireType, _ name: String, _ context: String) throws(ENError) {
-        guard wireType == expected else {
-            throw error(context, "field \(name) has wire type \(wireType.rawValue), expected \(expected.rawValue)")
+    /// Refuses a known field that arrived with another wire type than the schema declares (swift-protobuf
+    /// would file it among the unknown fields, and the field would silently take its default).
+    func expect(_ tag: UInt32, _ expected: WireType, _ name: String) throws(ENError) {
+        guard tag & 7 == UInt32(expected.rawValue) else {
+            throw malformed("wire type \(tag & 7), expected \(expected.rawValue)", field: name)
         }
     }
 
     /// An `int32` field: the low 32 bits of the varint, as protobuf specifies.
-    mutating func readInt32(_ context: String) throws(ENError) -> Int32 {
-        Int32(truncatingIfNeeded: try readVarint(context))
-    }
-
-    /// A `sint32` field: ZigZag-decoded.
-    mutating func readSInt32(_ context: String) throws(ENError) -> Int32 {
-        let raw = UInt32(truncatingIfNeeded: try readVarint(context))
-        return Int32(bitPattern: raw >> 1) ^ -Int32(bitPattern: raw & 1)
+    @inline(__always)
+    mutating func readInt32() throws(ENError) -> Int32 {
+        Int32(truncatingIfNeeded: try readVarint())
     }
 
     /// A UTF-8 `string` field.
-    mutating func readString(_ context: String, _ name: String) throws(ENError) -> String {
-        let range = try readLengthDelimited(context)
-        let bytes = UnsafeRawBufferPointer(rebasing: base[range])
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw error(context, "field \(name) is not valid UTF-8")
+    mutating func readString(_ name: String) throws(ENError) -> String {
+        let range = try readLengthDelimited()
+        guard let text = String(validating: UnsafeRawBufferPointer(rebasing: base[range]), as: UTF8.self) else {
+            throw malformed("not valid UTF-8", field: name)
         }
         return text
     }

@@ -24,6 +24,7 @@ struct Entool: AsyncParsableCommand {
             ExportCommand.self,
             ScoreCommand.self,
             DemoCommand.self,
+            DetectCommand.self,
         ]
     )
 
@@ -40,9 +41,9 @@ struct Entool: AsyncParsableCommand {
             standardError(failure.message)
             Foundation.exit(failure.exitCode)
         } catch let error as ENError {
-            let place = error.context.description
-            standardError("error: \(error.code): " + (place.isEmpty ? "" : "\(place): ") + error.reason)
-            Foundation.exit(EntoolFailure.badInputExitCode)
+            let failure = EntoolFailure(error)
+            standardError(failure.message)
+            Foundation.exit(failure.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .success {

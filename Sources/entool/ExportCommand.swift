@@ -50,12 +50,6 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var outputOptions: OutputOptions
 
-    /// Input: a bare array of keys, or an object with `keys` and `revisedKeys`.
-    struct KeyLists: Decodable {
-        var keys: [ExportKeyJSON]
-        var revisedKeys: [ExportKeyJSON]?
-    }
-
     /// The JSON shape of `entool export --json`.
     struct Result: Encodable {
         struct File: Encodable {
@@ -70,23 +64,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         guard maxKeysPerFile >= 1 else { throw EntoolFailure.badInput("--max-keys-per-file must be at least 1") }
-        let input = try readInputFile(keys, what: "keys")
-        let lists: KeyLists
-        do {
-            if let array = try? JSONDecoder().decode([ExportKeyJSON].self, from: input) {
-                lists = KeyLists(keys: array, revisedKeys: nil)
-            } else {
-                lists = try JSONDecoder().decode(KeyLists.self, from: input)
-            }
-        } catch {
-            throw EntoolFailure.badInput("'\(keys)' is not a JSON array of keys: \(error)")
-        }
-        let newKeys = try lists.keys.enumerated().map { (index, key) throws(EntoolFailure) in
-            try key.key(where: "keys[\(index)]")
-        }
-        let revisedKeys = try (lists.revisedKeys ?? []).enumerated().map { (index, key) throws(EntoolFailure) in
-            try key.key(where: "revisedKeys[\(index)]")
-        }
+        let lists = try ExportKeyReader.read(path: keys)
         let pem = String(decoding: try readInputFile(signingKeyPath, what: "signing key"), as: UTF8.self)
         let signer = ENExportSigner(
             signingKey: try P256SigningKey(pemRepresentation: pem), keyID: keyID, keyVersion: keyVersion)
@@ -94,7 +72,7 @@ struct ExportCommand: ParsableCommand {
         let start = startTimestamp ?? (end >= 86_400 ? end - 86_400 : 0)
         var writer = ENExportWriter(region: region, startTimestamp: start, endTimestamp: end, signers: [signer])
         writer.maximumKeysPerFile = maxKeysPerFile
-        let archives = try writer.archives(keys: newKeys, revisedKeys: revisedKeys)
+        let archives = try writer.archives(keys: lists.keys, revisedKeys: lists.revisedKeys)
 
         let base = URL(fileURLWithPath: output)
         var files: [Result.File] = []
@@ -105,11 +83,7 @@ struct ExportCommand: ParsableCommand {
                 let ext = base.pathExtension.isEmpty ? "zip" : base.pathExtension
                 url = base.deletingLastPathComponent().appendingPathComponent("\(stem)-\(index + 1).\(ext)")
             }
-            do {
-                try archive.write(to: url)
-            } catch {
-                throw EntoolFailure.badInput(error.reason)
-            }
+            try archive.write(to: url)
             let metadata = try archive.keyScanner()
             files.append(
                 .init(

@@ -52,36 +52,10 @@ struct ScoreCommand: ParsableCommand {
         switch version {
         case .v1:
             let result = try ScoreInput.scoreV1(input: inputData, configuration: configuration, now: date)
-            if output.json { try printJSON(result) } else { printText(result) }
+            if output.json { try printJSON(result) } else { result.printText() }
         case .v2:
             let result = try ScoreInput.scoreV2(input: inputData, configuration: configuration, now: date)
-            if output.json { try printJSON(result) } else { printText(result) }
-        }
-    }
-
-    private func printText(_ result: ScoreV1Output) {
-        let summary = result.summary
-        print("matched keys               \(summary.matchedKeyCount)")
-        print("days since last exposure   \(summary.daysSinceLastExposure)")
-        print(
-            "maximum risk score         \(summary.maximumRiskScore) (full range \(summary.maximumRiskScoreFullRange))")
-        print("risk score sum (full)      \(summary.riskScoreSumFullRange)")
-        print(
-            "attenuation durations (s)  \(summary.attenuationDurations.map { String(Int($0)) }.joined(separator: " "))")
-        for info in result.exposureInfo {
-            print(
-                "\(info.date)  duration \(Int(info.duration)) s  attenuation value \(info.attenuationValue)  "
-                    + "score \(info.totalRiskScore) (full range \(info.totalRiskScoreFullRange))")
-        }
-    }
-
-    private func printText(_ result: ScoreV2Output) {
-        if result.daySummaries.isEmpty { print("no scored windows") }
-        for day in result.daySummaries {
-            let item = day.daySummary
-            print(
-                "\(day.date)  maximum score \(Int(item.maximumScore)) s  score sum \(Int(item.scoreSum)) s  "
-                    + "weighted duration \(Int(item.weightedDurationSum)) s")
+            if output.json { try printJSON(result) } else { result.printText() }
         }
     }
 }
@@ -102,20 +76,7 @@ enum ScoreInput {
     }
 
     struct V2Input: Decodable {
-        struct Window: Decodable {
-            var date: String
-            var diagnosisReportType: Int
-            var infectiousness: Int
-            var calibrationConfidence: Int
-            var variantOfConcernType: Int?
-            var scanInstances: [Scan]
-        }
-        struct Scan: Decodable {
-            var minimumAttenuation: Int
-            var typicalAttenuation: Int
-            var secondsSinceLastScan: Int
-        }
-        var windows: [Window]
+        var windows: [ExposureWindowJSON]
     }
 
     static func scoreV1(input: Data, configuration: ENExposureConfiguration, now: Date) throws -> ScoreV1Output {
@@ -149,51 +110,23 @@ enum ScoreInput {
 
     static func scoreV2(input: Data, configuration: ENExposureConfiguration, now: Date) throws -> ScoreV2Output {
         let decoded = try decode(V2Input.self, from: input)
-        var windows: [ENExposureWindow] = []
-        for (index, window) in decoded.windows.enumerated() {
-            let path = "windows[\(index)]"
-            guard let reportType = UInt32(exactly: window.diagnosisReportType).flatMap(ENDiagnosisReportType.init)
-            else {
-                throw ENError.badParameter(
-                    "\(path).diagnosisReportType must be 0...5, got \(window.diagnosisReportType)")
-            }
-            guard let infectiousness = UInt32(exactly: window.infectiousness).flatMap(ENInfectiousness.init) else {
-                throw ENError.badParameter("\(path).infectiousness must be 0...2, got \(window.infectiousness)")
-            }
-            guard let confidence = UInt8(exactly: window.calibrationConfidence).flatMap(ENCalibrationConfidence.init)
-            else {
-                throw ENError.badParameter(
-                    "\(path).calibrationConfidence must be 0...3, got \(window.calibrationConfidence)")
-            }
-            let variantRaw = window.variantOfConcernType ?? 0
-            guard let variant = UInt32(exactly: variantRaw).flatMap(ENVariantOfConcernType.init) else {
-                throw ENError.badParameter("\(path).variantOfConcernType must be 0...4, got \(variantRaw)")
-            }
-            var scans: [ENScanInstance] = []
-            for (scanIndex, scan) in window.scanInstances.enumerated() {
-                let scanPath = "\(path).scanInstances[\(scanIndex)]"
-                scans.append(
-                    ENScanInstance(
-                        minimumAttenuation: try attenuation(scan.minimumAttenuation, "\(scanPath).minimumAttenuation"),
-                        typicalAttenuation: try attenuation(scan.typicalAttenuation, "\(scanPath).typicalAttenuation"),
-                        secondsSinceLastScan: scan.secondsSinceLastScan))
-            }
-            windows.append(
-                ENExposureWindow(
-                    calibrationConfidence: confidence, date: try day(window.date, "\(path).date"),
-                    diagnosisReportType: reportType, infectiousness: infectiousness, scanInstances: scans,
-                    variantOfConcernType: variant))
+        let windows = try decoded.windows.enumerated().map { (index, window) throws(ENError) in
+            try window.window(where: "windows[\(index)]")
         }
         return ScoreV2Output(ENScoringV2.daySummaries(for: windows, configuration: configuration, now: now))
     }
 
     // MARK: Helpers
 
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    /// Decodes JSON input; a decoding error becomes `badFormat` naming the path of what was wrong, with `file`
+    /// (the input's name) as its context.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String = "input") throws(ENError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
-            throw ENError.badFormat("input: \(describe(error))")
+            throw ENError.badFormat(describe(error), context: ENError.Context(file: file))
+        } catch {
+            throw ENError.badFormat("\(error)", context: ENError.Context(file: file))
         }
     }
 
@@ -217,7 +150,7 @@ enum ScoreInput {
         }
     }
 
-    static func attenuation(_ value: Int, _ path: String) throws -> ENAttenuation {
+    static func attenuation(_ value: Int, _ path: String) throws(ENError) -> ENAttenuation {
         guard let attenuation = ENAttenuation(exactly: value) else {
             throw ENError.badParameter("\(path) must be 0...255 dB, got \(value)")
         }
@@ -225,7 +158,7 @@ enum ScoreInput {
     }
 
     /// Parses `YYYY-MM-DD` as the UTC midnight that starts the day.
-    static func day(_ text: String, _ path: String) throws -> Date {
+    static func day(_ text: String, _ path: String) throws(ENError) -> Date {
         guard let date = parseDay(text) else {
             throw ENError.badParameter("\(path) must be a date YYYY-MM-DD, got '\(text)'")
         }
@@ -284,21 +217,44 @@ struct ScoreV1Output: Encodable {
         var totalRiskScore: ENRiskScore
         var totalRiskScoreFullRange: Double
         var transmissionRiskLevel: ENRiskLevel
+
+        init(_ info: ENExposureInfo) {
+            date = ScoreInput.formatDay(info.date)
+            duration = info.duration
+            attenuationValue = info.attenuationValue
+            attenuationDurations = info.attenuationDurations
+            totalRiskScore = info.totalRiskScore
+            totalRiskScoreFullRange = info.totalRiskScoreFullRange
+            transmissionRiskLevel = info.transmissionRiskLevel
+        }
     }
     var summary: Summary
     var exposureInfo: [Info]
+}
 
+extension ScoreV1Output {
     init(_ result: ENScoringV1.Result) {
         let s = result.summary
         summary = Summary(
             matchedKeyCount: s.matchedKeyCount, daysSinceLastExposure: s.daysSinceLastExposure,
             maximumRiskScore: s.maximumRiskScore, maximumRiskScoreFullRange: s.maximumRiskScoreFullRange,
             riskScoreSumFullRange: s.riskScoreSumFullRange, attenuationDurations: s.attenuationDurations)
-        exposureInfo = result.exposureInfo.map {
-            Info(
-                date: ScoreInput.formatDay($0.date), duration: $0.duration, attenuationValue: $0.attenuationValue,
-                attenuationDurations: $0.attenuationDurations, totalRiskScore: $0.totalRiskScore,
-                totalRiskScoreFullRange: $0.totalRiskScoreFullRange, transmissionRiskLevel: $0.transmissionRiskLevel)
+        exposureInfo = result.exposureInfo.map(Info.init)
+    }
+
+    /// Prints the result for a person.
+    func printText() {
+        print("matched keys               \(summary.matchedKeyCount)")
+        print("days since last exposure   \(summary.daysSinceLastExposure)")
+        print(
+            "maximum risk score         \(summary.maximumRiskScore) (full range \(summary.maximumRiskScoreFullRange))")
+        print("risk score sum (full)      \(summary.riskScoreSumFullRange)")
+        print(
+            "attenuation durations (s)  \(summary.attenuationDurations.map { String(Int($0)) }.joined(separator: " "))")
+        for info in exposureInfo {
+            print(
+                "\(info.date)  duration \(Int(info.duration)) s  attenuation value \(info.attenuationValue)  "
+                    + "score \(info.totalRiskScore) (full range \(info.totalRiskScoreFullRange))")
         }
     }
 }
@@ -324,6 +280,15 @@ struct ScoreV2Output: Encodable {
         var selfReportedSummary: Item?
         var recursiveSummary: Item?
 
+        init(_ summary: ENExposureDaySummary) {
+            date = ScoreInput.formatDay(summary.date)
+            daySummary = Item(summary.daySummary)
+            confirmedTestSummary = summary.confirmedTestSummary.map(Item.init)
+            confirmedClinicalDiagnosisSummary = summary.confirmedClinicalDiagnosisSummary.map(Item.init)
+            selfReportedSummary = summary.selfReportedSummary.map(Item.init)
+            recursiveSummary = summary.recursiveSummary.map(Item.init)
+        }
+
         enum CodingKeys: String, CodingKey {
             case date, daySummary, confirmedTestSummary, confirmedClinicalDiagnosisSummary, selfReportedSummary
             case recursiveSummary
@@ -340,15 +305,21 @@ struct ScoreV2Output: Encodable {
         }
     }
     var daySummaries: [Day]
+}
 
+extension ScoreV2Output {
     init(_ summaries: [ENExposureDaySummary]) {
-        daySummaries = summaries.map {
-            Day(
-                date: ScoreInput.formatDay($0.date), daySummary: Item($0.daySummary),
-                confirmedTestSummary: $0.confirmedTestSummary.map(Item.init),
-                confirmedClinicalDiagnosisSummary: $0.confirmedClinicalDiagnosisSummary.map(Item.init),
-                selfReportedSummary: $0.selfReportedSummary.map(Item.init),
-                recursiveSummary: $0.recursiveSummary.map(Item.init))
+        daySummaries = summaries.map(Day.init)
+    }
+
+    /// Prints the day summaries for a person.
+    func printText() {
+        if daySummaries.isEmpty { print("no scored windows") }
+        for day in daySummaries {
+            let item = day.daySummary
+            print(
+                "\(day.date)  maximum score \(Int(item.maximumScore)) s  score sum \(Int(item.scoreSum)) s  "
+                    + "weighted duration \(Int(item.weightedDurationSum)) s")
         }
     }
 }

@@ -20,14 +20,7 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The export file: a zip with export.bin and export.sig.")
     var file: String
 
-    @Option(name: .customLong("public-key"), help: "The signer's public key (PEM SubjectPublicKeyInfo).")
-    var publicKeyPath: String
-
-    @Option(name: .customLong("key-id"), help: "Trust the key only for this verification_key_id.")
-    var keyID: String?
-
-    @Option(name: .customLong("key-version"), help: "Trust the key only for this verification_key_version.")
-    var keyVersion: String?
+    @OptionGroup var trustedKey: TrustedKeyOptions
 
     @OptionGroup var output: OutputOptions
 
@@ -48,8 +41,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let pem = String(decoding: try readInputFile(publicKeyPath, what: "public key"), as: UTF8.self)
-        let publicKey = try P256VerifyingKey(pemRepresentation: pem)
+        let trusted = try trustedKey.verificationKey()
         let archive = try ENExportArchive(contentsOf: URL(fileURLWithPath: file))
         // Parse every key, so that a malformed file exits 2 rather than verifying.
         let scanner = try archive.keyScanner()
@@ -57,9 +49,7 @@ struct VerifyCommand: ParsableCommand {
             var chunks = scanner.chunks(ofSize: 65_536, in: section)
             while try chunks.next() != nil {}
         }
-        let verifier = ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(keyID: keyID, keyVersion: keyVersion, publicKey: publicKey)
-        ])
+        let verifier = ENExportVerifier(trustedKeys: [trusted])
         let outcome = try verifier.verify(archive)
         let (name, info): (String, ENExportSignatureInfo?) =
             switch outcome {

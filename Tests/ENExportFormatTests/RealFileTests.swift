@@ -23,10 +23,13 @@ struct RealFileTests {
         }
     }
 
-    @Test("the streaming scanner agrees with swift-protobuf on every real file", arguments: RealExportFile.all)
-    func scannerAgrees(file: RealExportFile) throws {
+    @Test(
+        "ENKeyExport and the streaming scanner read what swift-protobuf reads, on every real file",
+        arguments: RealExportFile.all)
+    func agreesWithSwiftProtobuf(file: RealExportFile) throws {
         let archive = try ENExportArchive(data: try Fixtures.data(file.path))
         let export = try archive.keyExport()
+        #expect(export == SwiftProtobufOracle.export(archive.exportBinary))
         let scanner = try archive.keyScanner()
         #expect(scanner.keyCount == export.keys.count)
         #expect(scanner.revisedKeyCount == 0)
@@ -43,6 +46,22 @@ struct RealFileTests {
             }
             #expect(keys == export.keys)
         }
+        if let signatureFile = archive.signatureFile {
+            let signatures = try archive.signatures()
+            #expect(!signatures.isEmpty)
+            #expect(signatures == SwiftProtobufOracle.signatures(signatureFile))
+        }
+    }
+
+    @Test("every real file re-encodes as swift-protobuf encodes it, byte for byte", arguments: RealExportFile.all)
+    func reencodes(file: RealExportFile) throws {
+        let archive = try ENExportArchive(data: try Fixtures.data(file.path))
+        let export = try archive.keyExport()
+        let binary = try export.exportBinary()
+        #expect(binary == (try SwiftProtobufOracle.exportBinary(export)))
+        #expect(try ENKeyExport(exportBinary: binary) == export)
+        let signatures = try archive.signatures()
+        #expect(try ENExportSignature.encodeList(signatures) == SwiftProtobufOracle.signatureFile(signatures))
     }
 
     @Test(

@@ -122,6 +122,7 @@ struct WriterTests {
         let export = ENKeyExport(startTimestamp: 1, endTimestamp: 2, region: "222", keys: [key], revisedKeys: [revoked])
         let binary = try export.exportBinary()
         #expect(try ENKeyExport(exportBinary: binary) == export)
+        #expect(try SwiftProtobufOracle.exportBinary(export) == binary)
         let decoded = try protocDecode(binary.dropFirst(16), type: "TemporaryExposureKeyExport")
         let text = try #require(decoded.messages("keys").first)
         #expect(text.scalar("report_type") == "SELF_REPORT")
@@ -134,6 +135,79 @@ struct WriterTests {
         #expect(revised.bytes("key_data") == revoked.keyData)
         // ZigZag: -3 is the varint 5 after the field-6 tag (0x30).
         #expect(binary.firstRange(of: Data([0x30, 0x05])) != nil)
+    }
+
+    /// A signed file of `keyCount` random keys, written to `export.zip` in `directory`.
+    func writtenZip(keyCount: Int, in directory: TemporaryDirectory) throws -> (ENExportArchive, URL) {
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 11)
+        let keys = (0..<keyCount).map { _ in randomKey(using: &rng) }
+        let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [try ensSigner()])
+        let archive = try #require(try writer.archives(keys: keys, using: &rng).first)
+        let zipURL = directory.url.appendingPathComponent("export.zip")
+        try archive.write(to: zipURL)
+        #expect(try ENExportArchive(contentsOf: zipURL) == archive)
+        return (archive, zipURL)
+    }
+
+    /// 150,000 keys make an export.bin of about 4 MiB, deflated in several pieces in parallel.
+    @Test(
+        "written zips pass unzip -t, with export.bin then export.sig", .enabled(if: ExternalTool.unzip.isAvailable),
+        arguments: [5_000, 150_000])
+    func zipsPassUnzip(keyCount: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (_, zipURL) = try writtenZip(keyCount: keyCount, in: directory)
+        let test = try ExternalTool.unzip.run(["-t", zipURL.path])
+        #expect(test.status == 0, "\(String(decoding: test.stdout + test.stderr, as: UTF8.self))")
+        #expect(test.output.contains("No errors detected"))
+        #expect(try ExternalTool.unzip.run(["-Z1", zipURL.path]).output == "export.bin\nexport.sig\n")
+    }
+
+    @Test(
+        "written zips pass Python's zipfile, which extracts exactly export.bin and export.sig",
+        .enabled(if: ExternalTool.python3.isAvailable), arguments: [5_000, 150_000])
+    func zipsPassPythonZipfile(keyCount: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (archive, zipURL) = try writtenZip(keyCount: keyCount, in: directory)
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1]) as z:
+                assert z.testzip() is None
+                assert [i.filename for i in z.infolist()] == ["export.bin", "export.sig"], z.namelist()
+                assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in z.infolist())
+                open(sys.argv[2], "wb").write(z.read("export.bin"))
+                open(sys.argv[3], "wb").write(z.read("export.sig"))
+            """
+        let bin = directory.url.appendingPathComponent("export.bin")
+        let sig = directory.url.appendingPathComponent("export.sig")
+        let python = try ExternalTool.python3.run(["-c", script, zipURL.path, bin.path, sig.path])
+        #expect(python.status == 0, "\(String(decoding: python.stderr, as: UTF8.self))")
+        #expect(try Data(contentsOf: bin) == archive.exportBinary)
+        #expect(try Data(contentsOf: sig) == archive.signatureFile)
+        let check = try ExternalTool.python3.run(["-m", "zipfile", "-t", zipURL.path])
+        #expect(check.status == 0, "\(String(decoding: check.stdout + check.stderr, as: UTF8.self))")
+    }
+
+    @Test("empty, incompressible and repetitive entries, in one deflate piece or several, zip and read back")
+    func zipEdgeCases() throws {
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 12)
+        let noise = Data((0..<3_500_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        // A 1000-byte block repeated across the 1 MiB piece boundaries: each piece after the first finds its
+        // matches in the 32 KiB dictionary it is primed with, so the whole entry compresses to almost nothing.
+        let repeated = Data((0..<3_500).flatMap { _ in noise.prefix(1_000) })
+        let cases: [(bin: Data, sig: Data, limit: Int)] = [
+            (ENKeyExport.header, Data(), 300),
+            (ENKeyExport.header + noise.prefix(100_000), noise.prefix(71), 100_371 + 300),
+            (ENKeyExport.header + noise, noise.prefix(71), 3_500_087 + 2_000),
+            (ENKeyExport.header + repeated, Data(), 40_000),
+        ]
+        for (bin, sig, limit) in cases {
+            let archive = ENExportArchive(exportBinary: bin, signatureFile: sig)
+            let zip = try archive.zipData()
+            #expect(try ENExportArchive(data: zip) == archive)
+            #expect(zip.count < limit)
+        }
     }
 
     @Test("random key sets round-trip through write, zip, read and verify", arguments: 0..<12)
@@ -156,10 +230,14 @@ struct WriterTests {
             readKeys += export.keys
             readRevised += export.revisedKeys
             ends.insert(try #require(export.endTimestamp))
-            // The scanner agrees with swift-protobuf on written files too.
+            // The scanner and swift-protobuf read the same; swift-protobuf writes the same bytes.
             let scanner = try reread.keyScanner()
             #expect(try scanner.allKeys() == export.keys)
             #expect(try scanner.allKeys(in: .revisedKeys) == export.revisedKeys)
+            #expect(SwiftProtobufOracle.export(reread.exportBinary) == export)
+            #expect(try SwiftProtobufOracle.exportBinary(export) == reread.exportBinary)
+            let signatureFile = try #require(reread.signatureFile)
+            #expect(try SwiftProtobufOracle.signatureFile(try reread.signatures()) == signatureFile)
         }
         #expect(sorted(readKeys) == sorted(keys))
         #expect(sorted(readRevised) == sorted(revised))
@@ -231,26 +309,27 @@ struct WriterTests {
         #expect(try trustsPrevious.verify(archive) == .unknownKey(current.signatureInfo))
     }
 
-    @Test("invalid keys and parameters are refused with badParameter, naming the problem")
+    @Test("invalid keys and parameters are refused with badParameter, naming the key and field")
     func refusesBadParameters() throws {
         let signer = try ensSigner()
         let good = ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 2_650_000)
-        let cases: [(ENExportWriter, [ENTemporaryExposureKey], String)] = [
-            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: []), [good], "signer"),
+        let cases: [(ENExportWriter, [ENTemporaryExposureKey], ENError.Context)] = [
+            (ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: []), [good], .init()),
             (
                 ENExportWriter(
                     region: "US", startTimestamp: 0, endTimestamp: 1, signers: Array(repeating: signer, count: 11)),
-                [good], "at most 10"
+                [good], .init()
             ),
-            (ENExportWriter(region: "US", startTimestamp: 5, endTimestamp: 1, signers: [signer]), [good], "after"),
+            (ENExportWriter(region: "US", startTimestamp: 5, endTimestamp: 1, signers: [signer]), [good], .init()),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
-                [good, ENTemporaryExposureKey(keyData: Data(count: 15), rollingStartNumber: 1)], "keys[1]"
+                [good, ENTemporaryExposureKey(keyData: Data(count: 15), rollingStartNumber: 1)],
+                .init(section: "keys", index: 1, field: "keyData")
             ),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
                 [ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 145)],
-                "rollingPeriod"
+                .init(section: "keys", index: 0, field: "rollingPeriod")
             ),
             (
                 ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer]),
@@ -258,17 +337,26 @@ struct WriterTests {
                     ENTemporaryExposureKey(
                         keyData: Data(count: 16), rollingStartNumber: ENIntervalNumber(0x8000_0000))
                 ],
-                "int32"
+                .init(section: "keys", index: 0, field: "rollingStartNumber")
             ),
         ]
-        for (writer, keys, reason) in cases {
+        for (writer, keys, context) in cases {
             do {
                 _ = try writer.archives(keys: keys)
-                Issue.record("expected a refusal mentioning \(reason)")
+                Issue.record("expected a refusal at \(context)")
             } catch {
                 #expect(error.code == .badParameter)
-                #expect(error.description.contains(reason), "\(error)")
+                #expect(error.context == context, "\(error)")
             }
+        }
+        // A revised key is named in its own section.
+        let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [signer])
+        let bad = ENTemporaryExposureKey(keyData: Data(count: 16), rollingStartNumber: 1, rollingPeriod: 0)
+        #expect(throws: ENError(.badParameter)) { try writer.archives(keys: [good], revisedKeys: [good, bad]) }
+        do {
+            _ = try writer.archives(keys: [good], revisedKeys: [good, bad])
+        } catch {
+            #expect(error.context == .init(section: "revised_keys", index: 1, field: "rollingPeriod"))
         }
         #expect(throws: ENError.self) { try ENExportArchive(exportBinary: Data(), signatureFile: nil).zipData() }
     }

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A command-line program the tests use as an outside check (`openssl`, `protoc`, `unzip`), found on `PATH`.
+/// A command-line program the tests use as an outside check (`openssl`, `protoc`, `unzip`, `python3`), found on `PATH`.
 ///
 /// Tests that need one declare `.enabled(if: ExternalTool.openssl.isAvailable)`, so that a missing tool shows
 /// as a skipped test instead of a silent pass.
@@ -48,6 +48,8 @@ public struct ExternalTool: Sendable {
     public static let protoc = ExternalTool("protoc")
     /// Info-ZIP's `unzip`.
     public static let unzip = ExternalTool("unzip")
+    /// Python 3, for its standard library's readers (`zipfile`).
+    public static let python3 = ExternalTool("python3")
 
     /// Runs the program with `arguments`, feeding it `stdin`; throws ``NotInstalled`` when it is missing.
     public func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {

@@ -106,7 +106,7 @@ struct ExportCommandTests {
                 == Set(keys.compactMap { $0["daysSinceOnsetOfSymptoms"] as? Int }))
     }
 
-    @Test("bad keys, bad JSON and a bad signing key exit 2 naming the problem, and write nothing")
+    @Test("bad keys, bad JSON and a bad signing key exit 2 naming the key, the member and the place, and write nothing")
     func badInput() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -120,21 +120,145 @@ struct ExportCommandTests {
                 "--key-id", "1", "--key-version", "v1", "--region", "US", "--output", output.path,
             ])
         }
-        let short = try run(#"[{"keyData": "00112233", "rollingStartIntervalNumber": 1}]"#)
-        #expect(short.status == 2)
-        #expect(short.stderr.contains("keys[0].keyData"))
-        let period = try run(
-            #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "rollingPeriod": 0}]"#)
-        #expect(period.status == 2)
-        #expect(period.stderr.contains("keys[0].rollingPeriod"))
-        let report = try run(
-            #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1, "reportType": 9}]"#)
-        #expect(report.status == 2)
-        #expect(report.stderr.contains("reportType"))
-        let notJSON = try run("{oops")
-        #expect(notJSON.status == 2)
+        let good = #""keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 1"#
+        // Each refusal is matched on its code and its context (the file, the list, the key's index, the member),
+        // which entool prints before the reason: `error: <code>: <context>: <reason>`.
+        let keysPath = dir.appendingPathComponent("keys.json").path
+        let cases: [(json: String, code: String, context: String)] = [
+            (#"[{"keyData": "00112233", "rollingStartIntervalNumber": 1}]"#, "badParameter", "keys[0].keyData"),
+            (
+                #"[{"keyData": "00112233445566778899aabbccddeefg", "rollingStartIntervalNumber": 1}]"#, "badParameter",
+                "keys[0].keyData"
+            ),
+            (
+                #"[{"keyData": "0011223344556677889/aabbccddeeff", "rollingStartIntervalNumber": 1}]"#, "badParameter",
+                "keys[0].keyData"
+            ),
+            ("[{\(good), \"rollingPeriod\": 0}]", "badParameter", "keys[0].rollingPeriod"),
+            ("[{\(good)}, {\(good), \"rollingPeriod\": 145}]", "badParameter", "keys[1].rollingPeriod"),
+            (
+                "{\"keys\": [],\n \"revisedKeys\": [{\(good), \"reportType\": 9}]}", "badParameter",
+                "revisedKeys[0].reportType"
+            ),
+            ("[{\(good), \"transmissionRiskLevel\": 9}]", "badParameter", "keys[0].transmissionRiskLevel"),
+            ("[{\(good), \"daysSinceOnsetOfSymptoms\": -15}]", "badParameter", "keys[0].daysSinceOnsetOfSymptoms"),
+            ("[{\(good), \"variantOfConcern\": 5}]", "badParameter", "keys[0].variantOfConcern"),
+            ("[{\(good), \"rollingPeriod\": 14.5}]", "badParameter", "keys[0].rollingPeriod"),
+            (
+                #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": -1}]"#, "badParameter",
+                "keys[0].rollingStartIntervalNumber"
+            ),
+            (
+                #"[{"keyData": "00112233445566778899aabbccddeeff", "rollingStartIntervalNumber": 2147483648}]"#,
+                "badParameter", "keys[0].rollingStartIntervalNumber"
+            ),
+            (
+                #"[{"keyData": "00112233445566778899aabbccddeeff"}]"#, "badFormat",
+                "keys[0].rollingStartIntervalNumber"
+            ),
+            (#"[{"rollingStartIntervalNumber": 1}]"#, "badFormat", "keys[0].keyData"),
+            (#"[{"keyData": 5, "rollingStartIntervalNumber": 1}]"#, "badFormat", "keys[0].keyData"),
+            ("[{\(good), \"rollingPeriod\": \"144\"}]", "badFormat", "keys[0].rollingPeriod"),
+            ("[{\(good), \"keyData\": \"00\"}]", "badFormat", "keys[0].keyData"),
+            ("[{\(good)}, 3]", "badFormat", "keys[1]"),
+            ("[{\(good)} {\(good)}]", "badFormat", "keys[0]"),
+            ("[{\(good)},]", "badFormat", "keys[1]"),
+            ("[{\(good), \"note\": tru}]", "badFormat", "keys[0]"),
+            ("[{\(good), \"note\": \"a\tb\"}]", "badFormat", "keys[0]"),
+            ("[{\(good)}", "badFormat", "keys[0]"),
+            ("[{\(good)}, {\(good)}, {\(good)", "badFormat", "keys[2]"),
+            (#"{"keys": {}}"#, "badFormat", "keys"),
+            (String(repeating: "[", count: 100), "badFormat", "keys[0]"),
+        ]
+        for (json, code, context) in cases {
+            let result = try run(json)
+            #expect(result.status == 2, "\(json): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("error: \(code): \(keysPath): \(context): "), "\(json): \(result.stderr)")
+        }
+        // Syntax and shape errors outside any key name the file only.
+        let outside = [
+            "[] []", "{oops", #"{"revisedKeys": []}"#, "\"keys\"", "", "{\"x\": " + String(repeating: "[", count: 100),
+        ]
+        for json in outside {
+            let result = try run(json)
+            #expect(result.status == 2, "\(json): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("error: badFormat: \(keysPath): "), "\(json): \(result.stderr)")
+        }
+        let missing = try runEntool([
+            "export", "--keys", dir.appendingPathComponent("none.json").path, "--signing-key",
+            try Fixtures.url("export/ens-example/private.pem").path, "--key-id", "1", "--key-version", "v1", "--region",
+            "US", "--output", output.path,
+        ])
+        #expect(missing.status == 2)
+        #expect(
+            missing.stderr.hasPrefix("error: badParameter: \(dir.appendingPathComponent("none.json").path): "),
+            "\(missing.stderr)")
         let badKey = try run(#"[]"#, key: try Fixtures.url("export/ens-example/public.pem").path)
         #expect(badKey.status == 2)
         #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    @Test("KEYS.json is read as JSONSerialization reads it: escapes, null, number forms, unknown members, layout")
+    func readsLikeJSONSerialization() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 31)
+        var keys: [[String: Any]] = []
+        var revised: [[String: Any]] = []
+        for index in 0..<400 {
+            var key: [String: Any] = [
+                "keyData": (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }
+                    .joined().uppercased(),
+                "rollingStartIntervalNumber": Int.random(in: 0...Int(Int32.max - 144), using: &rng),
+            ]
+            if index % 2 == 0 { key["rollingPeriod"] = Int.random(in: 1...144, using: &rng) }
+            if index % 3 == 0 { key["transmissionRiskLevel"] = Int.random(in: 0...8, using: &rng) }
+            if index % 4 == 0 { key["reportType"] = Int.random(in: 0...5, using: &rng) }
+            if index % 5 == 0 { key["daysSinceOnsetOfSymptoms"] = Int.random(in: -14...14, using: &rng) }
+            if index % 6 == 0 { key["variantOfConcern"] = Int.random(in: 0...4, using: &rng) }
+            if index % 13 == 0 { key["rollingPeriod"] = 144 }
+            if index % 7 == 0 { key["rollingPeriod"] = NSNull() }
+            if index % 11 == 0 { key["comment"] = ["nested": [1, 2.5, true, NSNull(), "é \"quoted\" \\ \u{1F600}"]] }
+            if index % 2 == 1 { revised.append(key) } else { keys.append(key) }
+        }
+        let object: [String: Any] = ["keys": keys, "revisedKeys": revised, "region": "US", "batchNum": 1]
+        var text = String(
+            decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]),
+            as: UTF8.self)
+        // Other spellings of the same values: an escaped hex digit, 144.0 and 1.44e2 for 144.
+        for spelling in ["1.44e2", "144.0"] {
+            let period = try #require(text.range(of: "\"rollingPeriod\" : 144,"))
+            text.replaceSubrange(period, with: "\"rollingPeriod\" : \(spelling),")
+        }
+        let keyData = try #require(text.range(of: "\"keyData\" : \""))
+        let digit = text.index(after: keyData.upperBound)
+        text.replaceSubrange(
+            keyData.upperBound..<digit, with: "\\u00" + String(format: "%02x", text[keyData.upperBound].asciiValue!))
+        #expect(text.contains("1.44e2") && text.contains("144.0") && text.contains("\\u00"))
+        let keysFile = dir.appendingPathComponent("keys.json")
+        try Data(text.utf8).write(to: keysFile)
+        let expected = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let output = dir.appendingPathComponent("out.zip")
+        let result = try runEntool([
+            "export", "--keys", keysFile.path, "--signing-key", try Fixtures.url("export/ens-example/private.pem").path,
+            "--key-id", "1", "--key-version", "v1", "--region", "US", "--output", output.path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let inspected = try #require(try runEntool(["inspect", output.path, "--json"]).json() as? [String: Any])
+        func normalized(_ list: Any?) -> Set<String> {
+            Set(
+                (list as? [[String: Any]] ?? []).map { key in
+                    func int(_ name: String) -> Int? { (key[name] as? NSNumber)?.intValue }
+                    let hex = (key["keyData"] as? String ?? "").lowercased()
+                    return [
+                        hex, "\(int("rollingStartIntervalNumber") ?? -1)", "\(int("rollingPeriod") ?? 144)",
+                        "\(int("transmissionRiskLevel") ?? 0)", "\(int("reportType") ?? 0)",
+                        "\(int("daysSinceOnsetOfSymptoms") ?? 99)", "\(int("variantOfConcern") ?? 0)",
+                    ].joined(separator: "/")
+                })
+        }
+        #expect(normalized(inspected["keys"]) == normalized(expected["keys"]))
+        #expect(normalized(inspected["revisedKeys"]) == normalized(expected["revisedKeys"]))
+        #expect(normalized(inspected["keys"]).count == 200)
     }
 }

@@ -62,20 +62,25 @@ struct InspectCommandTests {
         #expect(text.output.contains("key 4083ed8796b0f730f6268e97f2a1dc6a start 2663280 period 144 risk 8"))
     }
 
-    @Test("malformed and missing files exit 2 with a reason")
+    @Test("malformed and missing files exit 2 naming the file, the entry and the field")
     func badInput() throws {
-        let bomb = try runEntool(["inspect", try Fixtures.url("export/generated/bomb-inflated.zip").path])
+        let bombPath = try Fixtures.url("export/generated/bomb-inflated.zip").path
+        let bomb = try runEntool(["inspect", bombPath])
         #expect(bomb.status == 2)
-        #expect(bomb.stderr.contains("declared"))
+        #expect(
+            bomb.stderr.hasPrefix("error: badFormat: \(bombPath): export.bin.uncompressed size: "),
+            "\(bomb.stderr)")
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let junk = dir.appendingPathComponent("junk.bin")
         try Data("EK Export v2    \u{1}".utf8).write(to: junk)
         let header = try runEntool(["inspect", junk.path])
         #expect(header.status == 2)
-        #expect(header.stderr.contains("header"))
+        #expect(header.stderr.hasPrefix("error: badFormat: \(junk.path): export.bin.header: "), "\(header.stderr)")
         let missing = try runEntool(["inspect", dir.appendingPathComponent("nope.zip").path])
         #expect(missing.status == 2)
-        #expect(missing.stderr.contains("nope.zip"))
+        #expect(
+            missing.stderr.hasPrefix("error: badParameter: \(dir.appendingPathComponent("nope.zip").path): "),
+            "\(missing.stderr)")
     }
 }

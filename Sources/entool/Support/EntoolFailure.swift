@@ -24,6 +24,16 @@ struct EntoolFailure: Error {
     }
 }
 
+extension EntoolFailure {
+    /// `error` with its code, context and reason (`error: badFormat: a.zip: export.sig: ...`), ending `entool`
+    /// with `exitCode` (bad input unless told otherwise).
+    init(_ error: ENError, exitCode: Int32 = badInputExitCode) {
+        let place = error.context.description
+        self.init(
+            message: "error: \(error.code): " + (place.isEmpty ? "" : "\(place): ") + error.reason, exitCode: exitCode)
+    }
+}
+
 /// Writes a line to standard error.
 func standardError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))

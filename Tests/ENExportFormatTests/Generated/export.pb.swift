@@ -15,7 +15,8 @@
 // TemporaryExposureKeyExport; export.sig is a serialized TEKSignatureList. See
 // Documentation/ExportFormat.md.
 //
-// Regenerate Sources/ENExportFormat/Generated/export.pb.swift with Scripts/generate-protos.sh.
+// The tests' swift-protobuf code (Tests/ENExportFormatTests/Generated/export.pb.swift) is generated from this
+// file by Scripts/generate-protos.sh.
 // This file has no `package` statement on purpose: the message names are the published ones, so
 // `protoc --decode=TemporaryExposureKeyExport export.proto` works on the files in the wild.
 

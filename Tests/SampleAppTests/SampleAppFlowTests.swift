@@ -1,0 +1,175 @@
+import ENCrypto
+import ENTestSupport
+import ExposureNotificationKit
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SampleApp
+
+/// The seed sample's non-UI code (Tests/SampleAppTests/SampleApp) run on one simulated device: its singletons
+/// (`ExposureManager.shared`, `LocalStore.shared`, `Server.shared`) exist once per process, so the flow is one
+/// test, step by step, as a user goes through the app.
+@Suite(.serialized) struct SampleAppFlowTests {
+    /// 2020-04-02 10:00 UTC.
+    static let start = Date(timeIntervalSince1970: 2_642_976 * 600 + 10 * 3600)
+
+    @Test func apiVersionCheck() {
+        // `#available(iOS 13.7, *)` holds off iOS: the sample takes the version 2 paths.
+        #expect(getSupportedExposureNotificationsVersion() == .version2)
+        // No Objective-C class registry on Linux: `NSClassFromString("ENManager")` is nil (reported as a gap).
+        #expect(ENManagerIsAvailable() == false)
+    }
+
+    @Test func theSampleRunsOnOneDevice() async throws {
+        // Environment set-up (the allowed edit): what iOS provides, then the app's own defaults suite.
+        let directory = try TemporaryDirectory(prefix: "SampleAppTests")
+        let keyServer = KeyServerStandIn(signingKey: try P256SigningKey(), directory: directory.url)
+        let clock = SampleClock(Self.start)
+        let radio = SampleRadio()
+        let scheduler = SampleScheduler()
+        let consent = YesConsent()
+        ENEnvironment.default = ENEnvironment(
+            consent: consent, radio: radio, clock: clock,
+            storeLocation: .directory(directory.url.appendingPathComponent("framework")),
+            trustedKeys: [try keyServer.verificationKey], region: "310", scheduler: scheduler)
+        let suiteName = "SampleAppTests-\(UUID().uuidString)"
+        SampleAppDefaults.userDefaults = try #require(UserDefaults(suiteName: suiteName))
+        defer { SampleAppDefaults.userDefaults.removePersistentDomain(forName: suiteName) }
+        try FileManager.default.createDirectory(
+            at: directory.url.appendingPathComponent("framework"), withIntermediateDirectories: true)
+
+        // Launch: `ExposureManager.shared` activates and, as the user says yes, enables Exposure Notification.
+        #expect(ENManager.authorizationStatus == .unknown)
+        let manager = ExposureManager.shared.manager
+        try await waitUntil { manager.exposureNotificationEnabled }
+        #expect(ENManager.authorizationStatus == .authorized)
+        #expect(manager.exposureNotificationStatus == .active)
+        #expect(consent.prompts.withLock { $0 } == ["authorize"])
+        LocalStore.shared.isOnboarded = true
+        #expect(LocalStore.shared.isOnboarded)
+
+        // Sharing: a positive test result; getAndPostDiagnosisKeys sends what ENManager releases to the server.
+        let testResult = TestResult(id: UUID(), isAdded: true, dateAdministered: Self.start, isShared: false)
+        LocalStore.shared.testResults[testResult.id] = testResult
+        // The phone broadcasts all along: the radio asks for each interval's advertisement.
+        func move(to date: Date) throws {
+            clock.set(date)
+            _ = try radio.advertisement(at: date)
+        }
+        try move(to: Self.start)
+        try move(to: Self.start.addingTimeInterval(600))
+        let released = try await manager.getDiagnosisKeys()  // what the framework hands the app
+        #expect(
+            await errorOf { ExposureManager.shared.getAndPostDiagnosisKeys(testResult: testResult, completion: $0) }
+                == nil)
+        let posted = Server.shared.diagnosisKeys
+        // The first call released the current key (API version 2); the sample's call released it again beside
+        // the key that started then: the server keeps each key once.
+        #expect(posted.count == 2)
+        #expect(Set(posted.map(\.keyData)).count == posted.count)
+        #expect(released.allSatisfy { key in posted.contains { $0.keyData == key.keyData } })
+        #expect(consent.prompts.withLock { $0.filter { $0 == "release" }.count } == 2)
+        // Posting the same keys again adds nothing.
+        #expect(
+            await errorOf { ExposureManager.shared.getAndPostDiagnosisKeys(testResult: testResult, completion: $0) }
+                == nil)
+        #expect(Server.shared.diagnosisKeys.count >= posted.count)
+        #expect(Set(Server.shared.diagnosisKeys.map(\.keyData)).count == Server.shared.diagnosisKeys.count)
+
+        // Pre-authorization: the user agrees at the time of the test; days later the app requests the keys.
+        #expect(await errorOf { ExposureManager.shared.preAuthorizeKeys(completion: $0) } == nil)
+        try move(to: Self.start.addingTimeInterval(2 * 86_400))
+        let before = Server.shared.diagnosisKeys.count
+        #expect(await errorOf { ExposureManager.shared.requestPreAuthorizedKeys(completion: $0) } == nil)
+        #expect(Server.shared.diagnosisKeys.count > before)
+        // A second request after the release: no keys and no error (the sample's handler is not called again).
+        let afterRelease = Server.shared.diagnosisKeys.count
+        let secondRequest = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+            manager.diagnosisKeysAvailableHandler = { _ in Issue.record("keys released twice") }
+            manager.requestPreAuthorizedDiagnosisKeys { continuation.resume(returning: $0) }
+        }
+        #expect(secondRequest == nil)
+        #expect(Server.shared.diagnosisKeys.count == afterRelease)
+
+        // Detection: a second device was near this one for 20 minutes; its user tested positive and its keys
+        // reached the sample's server, which publishes them as a signed file.
+        let otherRadio = SampleRadio()
+        let otherClock = SampleClock(Self.start.addingTimeInterval(3 * 86_400))
+        let other = ENManager(
+            environment: ENEnvironment(
+                consent: YesConsent(), radio: otherRadio, clock: otherClock, scheduler: SampleScheduler()))
+        other.dispatchQueue = DispatchQueue(label: "other device")
+        try await other.activate()
+        try await other.setExposureNotificationEnabled(true)
+        let encounter = Self.start.addingTimeInterval(3 * 86_400)
+        for minute in stride(from: 0, through: 20, by: 4) {
+            let moment = encounter.addingTimeInterval(TimeInterval(minute * 60))
+            let advertisement = try otherRadio.advertisement(at: moment)
+            radio.hear(ENSighting(rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: -60))
+        }
+        otherClock.set(encounter.addingTimeInterval(3600))
+        Server.shared.postDiagnosisKeys(try await other.getDiagnosisKeys()) { #expect($0 == nil) }
+        try keyServer.publish(Server.shared.diagnosisKeys, name: "1.zip", start: Self.start)
+        try move(to: encounter.addingTimeInterval(7200))
+
+        // The sample's own detection, as its background task runs it.
+        let success = await withCheckedContinuation { continuation in
+            _ = ExposureManager.shared.detectExposures { continuation.resume(returning: $0) }
+        }
+        #expect(success, "\(LocalStore.shared.exposureDetectionErrorLocalizedDescription ?? "")")
+        #expect(LocalStore.shared.nextDiagnosisKeyFileIndex == 1)
+        #expect(LocalStore.shared.dateLastPerformedExposureDetection != nil)
+        let utc = TimeZone(identifier: "UTC")!
+        let encounterDay = Calendar(identifier: .gregorian).dateComponents(in: utc, from: encounter).day
+        let exposureDays = LocalStore.shared.exposures.map {
+            Calendar(identifier: .gregorian).dateComponents(in: utc, from: $0.date).day
+        }
+        withKnownIssue(
+            """
+            NSClassFromString("ENManager") is nil off Apple's platforms, so the sample's getExposureConfiguration \
+            skips its version 2 settings: no day has an infectiousness, and every window is dropped.
+            """
+        ) {
+            #expect(exposureDays == [encounterDay])
+        }
+        // The cause, shown: the sample's configuration has no infectiousness; with the sample's own values (every
+        // day 1, standard) the same file gives the encounter.
+        let sampleConfiguration = try await withCheckedThrowingContinuation { continuation in
+            Server.shared.getExposureConfiguration { continuation.resume(with: $0) }
+        }
+        #expect(sampleConfiguration.infectiousnessForDaysSinceOnsetOfSymptoms.isEmpty)
+        var configuration = sampleConfiguration
+        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = Dictionary(
+            uniqueKeysWithValues: (-14...14).map { ($0, ENInfectiousness.standard) }
+        )
+        .merging([ENDaysSinceOnsetOfSymptomsUnknown: .standard]) { $1 }
+        let summary = try await manager.detectExposures(
+            configuration: configuration, diagnosisKeyURLs: PublishedKeyFiles.urls)
+        let windows = try await manager.getExposureWindows(summary: summary)
+        #expect(
+            windows.map { Calendar(identifier: .gregorian).dateComponents(in: utc, from: $0.date).day }
+                == [encounterDay])
+
+        // The iOS 12.5 path (`setLaunchActivityHandlerForPeriodicRuns`, the app's `setLaunchActivityHandler`)
+        // compiles but is not run: on Linux a `@convention(block)` closure crashes the process as soon as it is
+        // copied or boxed (no Objective-C block runtime), which the helper's `setValue(_:forKey:)` call does.
+        // ENManager's `setValue(_:forKey:)` itself is tested with a Swift closure in ExposureNotificationKitTests.
+    }
+
+    /// Runs one of the sample's `completion: (Error?) -> Void` functions and returns its error.
+    func errorOf(_ body: (@escaping ((any Error)?) -> Void) -> Void) async -> ENError.Code? {
+        let error = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+            body { continuation.resume(returning: $0) }
+        }
+        return error.map { ($0 as? ENError)?.code ?? .internal }
+    }
+
+    /// Polls `condition` (handlers run on the main queue) for up to 30 seconds.
+    func waitUntil(_ condition: () -> Bool) async throws {
+        for _ in 0..<3000 where !condition() {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(condition())
+    }
+}
