@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
         .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
+        .library(name: "ENSimulator", targets: ["ENSimulator"]),
         .executable(name: "entool", targets: ["entool"]),
     ],
     dependencies: [
@@ -67,13 +68,21 @@ let package = Package(
         ),
         // A scripted ExposureManaging for apps' tests, shipped as a product (as swift-nio ships NIOEmbedded).
         .target(name: "ExposureNotificationKitTesting", dependencies: ["ExposureNotificationKit"]),
+        // Whole systems in one process on a virtual clock: devices, radio, key server, detection (as swift-nio
+        // ships NIOEmbedded).
+        .target(
+            name: "ENSimulator",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENRiskV1", "ENRiskV2", "ExposureNotificationKit",
+            ]
+        ),
 
         // MARK: Executables
         .executableTarget(
             name: "entool",
             dependencies: [
                 "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2",
-                "ENStore", "ExposureNotificationKit",
+                "ENSimulator", "ENStore", "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -82,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+                "ENSimulator", "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
                 "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -122,8 +131,12 @@ let package = Package(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENKeyServer", "ENTestSupport",
+                "ENKeyServer", "ENSimulator", "ENTestSupport",
             ]
+        ),
+        .testTarget(
+            name: "ENSimulatorTests",
+            dependencies: ["ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit", "ENTestSupport"]
         ),
         // The seed sample app's non-UI code (../shared/seeds), compiled as app code written for Apple's framework:
         // Swift 5 mode, as the sample was written; it depends on ExposureNotificationKit only.
@@ -142,7 +155,7 @@ let package = Package(
             exclude: ["SampleApp"]
         ),
         .testTarget(
-            name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "entool", "ENTestSupport"]),
+            name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "entool", "ENTestSupport"]),
     ]
 )
 

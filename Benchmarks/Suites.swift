@@ -6,4 +6,5 @@ let allBenchmarkSuites: [BenchmarkSuite] = [
     detectionBenchmarkSuite,
     riskBenchmarkSuite,
     storeBenchmarkSuite,
+    simulationBenchmarkSuite,
 ]

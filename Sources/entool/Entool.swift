@@ -23,6 +23,7 @@ struct Entool: AsyncParsableCommand {
             VerifyCommand.self,
             ExportCommand.self,
             ScoreCommand.self,
+            DemoCommand.self,
             DetectCommand.self,
             EvaluateCommand.self,
         ]

@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENSimulator
 import ENStore
 import ENTestSupport
 import ExposureNotificationKit

@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENSimulator
 import ENStore
 import ENTestSupport
 import ExposureNotificationKit
@@ -268,18 +269,18 @@ struct DetectionTests {
         scenario.detectAt()
         let configuration = DetectionScenario.configuration
         _ = try await scenario.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: [])
-        scenario.me.clock.advance(3600)
+        scenario.me.clock.advance(by: 3600)
         _ = try await scenario.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: [])
         // Over the limit, even a file that does not exist is not looked at.
         let missing = scenario.directory.url.appendingPathComponent("missing.zip")
         await expectENError(.rateLimited) {
             _ = try await scenario.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: [missing])
         }
-        scenario.me.clock.advance(23 * 3600)
+        scenario.me.clock.advance(by: 23 * 3600)
         await expectENError(.rateLimited) {
             _ = try await scenario.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: [])
         }
-        scenario.me.clock.advance(1)
+        scenario.me.clock.advance(by: 1)
         _ = try await scenario.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: [])
     }
 

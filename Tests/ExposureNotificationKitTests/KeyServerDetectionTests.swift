@@ -1,6 +1,7 @@
 import ENCore
 import ENExportFormat
 import ENKeyServer
+import ENSimulator
 import ENTestSupport
 import ExposureNotificationKit
 import Foundation

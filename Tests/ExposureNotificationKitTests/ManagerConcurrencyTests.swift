@@ -1,4 +1,5 @@
 import ENCore
+import ENSimulator
 import ExposureNotificationKit
 import Foundation
 import Synchronization

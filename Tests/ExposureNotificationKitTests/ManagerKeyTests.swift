@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENSimulator
 import ExposureNotificationKit
 import Foundation
 import Synchronization
@@ -63,7 +64,7 @@ struct ManagerKeyTests {
         let fixture = Fixture()
         let manager = try await fixture.enabledManager(apiVersion: .version2, entitlements: Self.entitled)
         _ = try fixture.radio.advertisement(at: fixture.clock.now)  // 10:00, interval 2,643,036
-        fixture.clock.advance(1800)
+        fixture.clock.advance(by: 1800)
         let released = try await manager.getDiagnosisKeys()
         let key = try #require(released.first)
         #expect(released.count == 1)
@@ -84,7 +85,7 @@ struct ManagerKeyTests {
         _ = try fixture.radio.advertisement(at: fixture.clock.now)
         #expect(try await manager.getDiagnosisKeys().isEmpty)
         for _ in 0..<16 {
-            fixture.clock.advance(86_400)
+            fixture.clock.advance(by: 86_400)
             _ = try fixture.radio.advertisement(at: fixture.clock.now)
         }
         let keys = try await manager.getDiagnosisKeys()
@@ -135,7 +136,7 @@ struct PreAuthorizationTests {
         await #expect(throws: ENError(.notAuthorized)) { try await manager.requestPreAuthorizedDiagnosisKeys() }
         _ = try fixture.radio.advertisement(at: fixture.clock.now)
         try await manager.preAuthorizeDiagnosisKeys()
-        fixture.clock.advance(3 * 86_400)
+        fixture.clock.advance(by: 3 * 86_400)
         try await manager.requestPreAuthorizedDiagnosisKeys()
         try await manager.requestPreAuthorizedDiagnosisKeys()
         queue.sync {}
@@ -151,7 +152,7 @@ struct PreAuthorizationTests {
         let manager = try await fixture.enabledManager()
         manager.diagnosisKeysAvailableHandler = { _ in }
         try await manager.preAuthorizeDiagnosisKeys()
-        fixture.clock.advance(5 * 86_400 + 1)
+        fixture.clock.advance(by: 5 * 86_400 + 1)
         await #expect(throws: ENError(.notAuthorized)) { try await manager.requestPreAuthorizedDiagnosisKeys() }
         fixture.consent.answers.withLock { $0.preAuthorize = false }
         await #expect(throws: ENError(.notAuthorized)) { try await manager.preAuthorizeDiagnosisKeys() }

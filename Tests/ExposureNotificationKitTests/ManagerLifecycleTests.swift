@@ -1,4 +1,5 @@
 import ENCore
+import ENSimulator
 import ExposureNotificationKit
 import Foundation
 import Synchronization
@@ -107,7 +108,7 @@ struct ManagerLifecycleTests {
         #expect(await updates.next()?.status == .disabled)
         #expect(!fixture.radio.isBroadcasting && !fixture.radio.isScanning)
 
-        fixture.radio.state.withLock { $0.poweredOn = false }
+        fixture.radio.isPoweredOn = false
         try await manager.setExposureNotificationEnabled(true)
         #expect(await updates.next()?.status == .bluetoothOff)
         manager.invalidate()

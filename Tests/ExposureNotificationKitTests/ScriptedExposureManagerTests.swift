@@ -1,3 +1,4 @@
+import ENSimulator
 import ExposureNotificationKit
 import ExposureNotificationKitTesting
 import Foundation

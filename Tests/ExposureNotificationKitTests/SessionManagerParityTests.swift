@@ -1,5 +1,6 @@
 import ENCore
 import ENExportFormat
+import ENSimulator
 import ENTestSupport
 import ExposureNotificationKit
 import Foundation

@@ -1,4 +1,5 @@
 import ENCore
+import ENSimulator
 import ENTestSupport
 import Foundation
 import Synchronization

@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENSimulator
 import ENTestSupport
 import ExposureNotificationKit
 import Foundation

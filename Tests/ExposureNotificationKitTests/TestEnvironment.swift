@@ -1,16 +1,11 @@
 import ENCore
+import ENSimulator
 import ExposureNotificationKit
 import Foundation
 import Synchronization
 
-/// A clock the test moves.
-final class TestClock: ENClock {
-    private let current: Mutex<Date>
-    init(_ date: Date) { current = Mutex(date) }
-    var now: Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
-    func set(_ date: Date) { current.withLock { $0 = date } }
-}
+/// The tests' clock: the simulator's (`set(_:)` moves it anywhere, `advance(to:)` only forward).
+typealias TestClock = ENVirtualClock
 
 /// Consent answers the test scripts, with a count of the prompts shown.
 final class ScriptedConsent: ENConsentProvider {
@@ -43,30 +38,8 @@ final class ScriptedConsent: ENConsentProvider {
     var prompts: [String] { answers.withLock { $0.prompts } }
 }
 
-/// A radio that records what the manager asks of it and lets the test pull advertisements and push sightings.
-final class RecordingRadio: ENRadio {
-    struct State {
-        var poweredOn = true
-        var source: (any ENBroadcastSource)?
-        var handler: (@Sendable (ENSighting) -> Void)?
-    }
-    let state = Mutex(State())
-    var isPoweredOn: Bool { state.withLock { $0.poweredOn } }
-    var isBroadcasting: Bool { state.withLock { $0.source != nil } }
-    var isScanning: Bool { state.withLock { $0.handler != nil } }
-    func startBroadcasting(_ source: any ENBroadcastSource) { state.withLock { $0.source = source } }
-    func stopBroadcasting() { state.withLock { $0.source = nil } }
-    func startScanning(_ handler: @escaping @Sendable (ENSighting) -> Void) { state.withLock { $0.handler = handler } }
-    func stopScanning() { state.withLock { $0.handler = nil } }
-
-    func advertisement(at date: Date) throws -> ENAdvertisement {
-        guard let source = state.withLock({ $0.source }) else { throw ENError(.notEnabled, "not broadcasting") }
-        return try source.advertisement(at: date)
-    }
-    func hear(_ sighting: ENSighting) {
-        state.withLock { $0.handler }?(sighting)
-    }
-}
+/// The tests' radio: the simulator's (the test pulls advertisements and pushes sightings through it).
+typealias RecordingRadio = ENEtherRadio
 
 /// A scheduler the test fires by hand.
 final class ManualScheduler: ENScheduler {
@@ -97,7 +70,7 @@ let testStart = Date(timeIntervalSince1970: 2_642_976 * 600 + 10 * 3600)
 struct Fixture: Sendable {
     let clock = TestClock(testStart)
     let consent = ScriptedConsent()
-    let radio = RecordingRadio()
+    let radio = ENEther().radio(for: "device")
     let scheduler = ManualScheduler()
 
     func environment(

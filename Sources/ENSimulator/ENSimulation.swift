@@ -1,0 +1,51 @@
+public import ENCore
+internal import ENCrypto
+internal import ENExportFormat
+internal import ENKeyServer
+internal import ENRiskV2
+internal import ExposureNotificationKit
+public import Foundation
+internal import Synchronization
+
+/// Runs an ``ENScenario``: every device a real `ENManager` with its own environment (a consent provider that
+/// always agrees, its own store, the key server's signing key trusted), an ``ENEther`` between them, an
+/// `ENKeyServer` publishing signed files, and daily detection on every device through
+/// `detectExposures(configuration:diagnosisKeyURLs:)` with the files published since its last index.
+///
+/// With ``Storage/directory(_:)`` every store is an SQLite file and each finished day is kept as a checkpoint
+/// directory (written under a temporary name and renamed), so a run killed at any moment resumes from the
+/// last finished day when started again on the same directory.
+public struct ENSimulation: Sendable {
+    /// Where the simulated devices and the key server keep their state.
+    public enum Storage: Hashable, Sendable {
+        /// In memory, for one run.
+        case inMemory
+        /// In SQLite files under this directory, resumable.
+        case directory(URL)
+    }
+
+    /// The script.
+    public let scenario: ENScenario
+    /// Where the state goes.
+    public let storage: Storage
+
+    /// Creates a simulation of `scenario`.
+    ///
+    /// - Throws: `badParameter` when the scenario is inconsistent (see ``ENScenario/validate()``).
+    public init(scenario: ENScenario, storage: Storage = .inMemory) throws(ENError) {
+        try scenario.validate()
+        self.scenario = scenario
+        self.storage = storage
+    }
+
+    /// Runs the remaining days and returns the report; `onEvent` hears each step as it happens.
+    ///
+    /// - Throws: the first `ENError` of a device or of the key server; `dataInaccessible` naming the path when
+    ///   the storage directory cannot be used.
+    public func run(
+        onEvent: @escaping @Sendable (ENSimulationEvent) -> Void = { _ in }
+    ) async throws(ENError) -> ENSimulationReport {
+        let runner = try SimulationRunner(scenario: scenario, storage: storage)
+        return try await runner.run(onEvent: onEvent)
+    }
+}

@@ -1,0 +1,165 @@
+internal import ENCore
+internal import ENKeyServer
+internal import ENRiskV1
+internal import ENRiskV2
+internal import ExposureNotificationKit
+internal import Foundation
+internal import Synchronization
+
+extension SimulationRunner {
+    private enum Step {
+        case encounter(Int, ENScenario.Encounter)
+        case diagnosis(ENScenario.Diagnosis)
+        case detection
+    }
+
+    /// Runs one day's script in time order: encounters, positive results, then publication and detection.
+    func runDay(
+        _ day: Int, devices: [SimulatedDevice], server: ENKeyServer, checkpoint: inout SimulationCheckpoint,
+        resumed: Bool = false, onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
+    ) async throws(ENError) {
+        let started = ContinuousClock.now
+        let midnight = dayStart(day)
+        onEvent(.dayStarted(day: day, days: scenario.days, date: midnight, resumed: resumed))
+        var steps: [(minute: Int, order: Int, step: Step)] = []
+        for (index, encounter) in scenario.encounters.enumerated() where encounter.day == day {
+            steps.append((encounter.minute, 0, .encounter(index, encounter)))
+        }
+        for diagnosis in scenario.diagnoses where diagnosis.day == day {
+            steps.append((diagnosis.minute, 1, .diagnosis(diagnosis)))
+        }
+        steps.append((scenario.detectionMinute, 2, .detection))
+        steps.sort { ($0.minute, $0.order) < ($1.minute, $1.order) }
+        scheduler.advance(to: midnight)
+        ether.transmitAll(at: midnight)
+        let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0.script.name, $0) })
+        let position = Dictionary(uniqueKeysWithValues: scenario.devices.enumerated().map { ($1.name, $0) })
+
+        for (minute, _, step) in steps {
+            scheduler.advance(to: midnight + TimeInterval(minute * 60))
+            switch step {
+            case .encounter(let index, let encounter):
+                var random = ENSeededRandom(seed: scenario.seed, stream: [UInt64(day), UInt64(index)])
+                let (first, second) = (encounter.devices[0], encounter.devices[1])
+                let heard = ether.encounter(
+                    first, second, from: clock.now, length: TimeInterval(encounter.minutes * 60),
+                    distance: encounter.distance, using: &random)
+                checkpoint.report.devices[position[first]!].sightings += heard.first
+                checkpoint.report.devices[position[second]!].sightings += heard.second
+                onEvent(
+                    .encounter(
+                        first: first, second: second, minutes: encounter.minutes, distance: encounter.distance,
+                        heardByFirst: heard.first, heardBySecond: heard.second))
+            case .diagnosis(let diagnosis):
+                let device = byName[diagnosis.device]!
+                let keys = try await sharedKeys(of: device, diagnosis: diagnosis)
+                let result = try await server.postDiagnosisKeys(keys)
+                checkpoint.report.devices[position[diagnosis.device]!].keysShared += keys.count
+                checkpoint.report.keysAccepted += result.accepted
+                checkpoint.report.duplicateKeys += result.duplicates
+                onEvent(
+                    .shared(
+                        device: diagnosis.device, sharing: diagnosis.sharing, keys: keys.count,
+                        accepted: result.accepted, duplicates: result.duplicates))
+            case .detection:
+                let publishStart = ContinuousClock.now
+                let published = try await server.publish()
+                checkpoint.report.filesPublished += published.count
+                onEvent(.published(files: published.map(\.name), elapsed: ContinuousClock.now - publishStart))
+                for device in devices {
+                    let index = position[device.script.name]!
+                    let detectStart = ContinuousClock.now
+                    let next = checkpoint.nextFileIndex[device.script.name] ?? 0
+                    let files = try await server.files(startingAt: next)
+                    try await detect(
+                        device, files: files, day: day, report: &checkpoint.report.devices[index])
+                    if let last = files.last { checkpoint.nextFileIndex[device.script.name] = last.index + 1 }
+                    let outcome = checkpoint.report.devices[index]
+                    onEvent(
+                        .detected(
+                            device: device.script.name, files: files.count, notified: outcome.notified,
+                            weightedMinutes: outcome.weightedMinutes, score: outcome.score,
+                            elapsed: ContinuousClock.now - detectStart))
+                }
+            }
+        }
+        scheduler.advance(to: midnight + 86_400 - 1)
+        checkpoint.report.daysCompleted = day + 1
+        onEvent(.dayFinished(day: day, days: scenario.days, elapsed: ContinuousClock.now - started))
+    }
+
+    /// The keys a positive device releases, stamped as a health authority would: a confirmed test,
+    /// transmission risk level 4 and the days since symptom onset of each key's day.
+    private func sharedKeys(
+        of device: SimulatedDevice, diagnosis: ENScenario.Diagnosis
+    ) async throws(ENError) -> [ENTemporaryExposureKey] {
+        let keys: [ENTemporaryExposureKey]
+        switch diagnosis.sharing {
+        case .direct:
+            keys = try await device.manager.getDiagnosisKeys()
+        case .preAuthorized:
+            try await device.manager.preAuthorizeDiagnosisKeys()
+            let received = Mutex<[ENTemporaryExposureKey]>([])
+            device.manager.diagnosisKeysAvailableHandler = { keys in received.withLock { $0 += keys } }
+            try await device.manager.requestPreAuthorizedDiagnosisKeys()
+            // The handler runs on the manager's serial queue: wait until the queue has passed it.
+            let queue = device.manager.dispatchQueue
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+            keys = received.withLock { $0 }
+        }
+        let onsetDay =
+            (dayStart(diagnosis.day).enIntervalNumber / ENIntervalNumberPerDay)
+            - UInt32(diagnosis.symptomOnsetDaysBeforeResult)
+        return keys.map { key in
+            var key = key
+            key.diagnosisReportType = .confirmedTest
+            key.transmissionRiskLevel = 4
+            key.daysSinceOnsetOfSymptoms = Int(key.rollingStartNumber / ENIntervalNumberPerDay) - Int(onsetDay)
+            return key
+        }
+    }
+
+    /// Downloads `files` as zips into the device's folder, detects, reads the windows or exposures, and
+    /// updates the device's outcome; the downloads are removed afterwards.
+    private func detect(
+        _ device: SimulatedDevice, files: [ENKeyServerFile], day: Int, report: inout ENSimulationReport.Device
+    ) async throws(ENError) {
+        var urls: [URL] = []
+        do {
+            try FileManager.default.createDirectory(at: device.downloads, withIntermediateDirectories: true)
+            for file in files {
+                let url = device.downloads.appendingPathComponent(file.name)
+                try file.data.write(to: url)
+                urls.append(url)
+            }
+        } catch {
+            throw ENError(
+                .dataInaccessible, "cannot write a downloaded key file", context: .init(file: device.downloads.path))
+        }
+        defer { for url in urls { try? FileManager.default.removeItem(at: url) } }
+        let configuration = scenario.configuration
+        let summary = try await device.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: urls)
+        report.detections += 1
+        report.filesProcessed += files.count
+        let notified: Bool
+        if device.script.apiVersion == 1 {
+            let infos = try await device.manager.getExposureInfo(
+                summary: summary, userExplanation: "You were near someone who tested positive.")
+            report.exposureInfo = infos
+            report.windows = []
+            report.score = Double(summary.maximumRiskScore)
+            report.weightedMinutes = summary.attenuationDurations.prefix(2).reduce(0, +) / 60
+            notified = !infos.isEmpty && summary.maximumRiskScore >= max(1, configuration.minimumRiskScore)
+        } else {
+            report.windows = try await device.manager.getExposureWindows(summary: summary)
+            report.exposureInfo = []
+            report.weightedMinutes = (summary.daySummaries.map(\.daySummary.weightedDurationSum).max() ?? 0) / 60
+            report.score = summary.daySummaries.map(\.daySummary.scoreSum).max() ?? 0
+            notified = report.weightedMinutes >= scenario.notificationThresholdMinutes
+        }
+        if notified && !report.notified {
+            report.notified = true
+            report.notifiedOnDay = day
+        }
+    }
+}

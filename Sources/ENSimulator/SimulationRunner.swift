@@ -1,0 +1,226 @@
+internal import ENCore
+internal import ENCrypto
+internal import ENExportFormat
+internal import ENKeyServer
+internal import ENRiskV2
+internal import ExposureNotificationKit
+internal import Foundation
+internal import Synchronization
+
+/// What a directory-backed run journals with each finished day.
+struct SimulationCheckpoint: Codable {
+    var report: ENSimulationReport
+    var nextFileIndex: [String: Int]
+}
+
+/// One simulated phone for one stretch of the run.
+struct SimulatedDevice {
+    let script: ENScenario.Device
+    let manager: ENManager
+    let radio: ENEtherRadio
+    let downloads: URL
+}
+
+/// The machinery behind ``ENSimulation/run(onEvent:)``.
+final class SimulationRunner: Sendable {
+    let scenario: ENScenario
+    let storage: ENSimulation.Storage
+    let clock: ENVirtualClock
+    let scheduler: ENVirtualScheduler
+    let ether: ENEther
+    let signingKey: P256SigningKey
+    let trustedKey: ENExportVerificationKey
+    let scratch: URL
+    let sightings = Mutex<[String: Int]>([:])
+
+    static let region = "310"
+
+    init(scenario: ENScenario, storage: ENSimulation.Storage) throws(ENError) {
+        self.scenario = scenario
+        self.storage = storage
+        clock = ENVirtualClock(scenario.start)
+        scheduler = ENVirtualScheduler(clock: clock)
+        ether = ENEther(pathLoss: scenario.pathLoss, scanTiming: scenario.scanTiming)
+        switch storage {
+        case .inMemory:
+            signingKey = try P256SigningKey()
+            scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ENSimulation-\(UUID().uuidString)")
+        case .directory(let url):
+            try Self.createDirectory(url)
+            signingKey = try Self.signingKey(in: url)
+            scratch = url.appendingPathComponent("downloads")
+        }
+        trustedKey = ENExportVerificationKey(
+            keyID: Self.region, keyVersion: "v1", publicKey: try signingKey.publicKey)
+    }
+
+    static func createDirectory(_ url: URL) throws(ENError) {
+        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+            throw ENError(.dataInaccessible, "cannot create the directory", context: .init(file: url.path))
+        }
+    }
+
+    /// The key server's signing key of a directory run: made once, written under a temporary name and renamed.
+    static func signingKey(in directory: URL) throws(ENError) -> P256SigningKey {
+        let url = directory.appendingPathComponent("signing-key.pem")
+        if let pem = try? String(contentsOf: url, encoding: .utf8) {
+            return try P256SigningKey(pemRepresentation: pem)
+        }
+        let key = try P256SigningKey()
+        let temporary = directory.appendingPathComponent("signing-key.pem.partial")
+        do {
+            try Data(key.pemRepresentation.utf8).write(to: temporary)
+            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            throw ENError(.dataInaccessible, "cannot write the signing key", context: .init(file: url.path))
+        }
+        return key
+    }
+
+    // MARK: Running
+
+    func run(onEvent: @escaping @Sendable (ENSimulationEvent) -> Void) async throws(ENError) -> ENSimulationReport {
+        defer { if case .inMemory = storage { try? FileManager.default.removeItem(at: scratch) } }
+        var checkpoint = SimulationCheckpoint(
+            report: ENSimulationReport(scenario: scenario),
+            nextFileIndex: Dictionary(uniqueKeysWithValues: scenario.devices.map { ($0.name, 0) }))
+        switch storage {
+        case .inMemory:
+            let server = try ENKeyServer(
+                store: ENKeyServerStore(clock: clock.nowFunction), configuration: serverConfiguration,
+                clock: clock.nowFunction)
+            let devices = try await openDevices(location: { _ in .inMemory })
+            for day in 0..<scenario.days {
+                try await runDay(day, devices: devices, server: server, checkpoint: &checkpoint, onEvent: onEvent)
+            }
+            close(devices)
+        case .directory(let root):
+            let resumed = try latestCheckpoint(in: root)
+            var first = 0
+            if let (day, saved) = resumed {
+                checkpoint = saved
+                first = day + 1
+            }
+            for day in first..<scenario.days {
+                checkpoint = try await runCheckpointedDay(
+                    day, root: root, previous: first > 0 || day > 0 ? day - 1 : nil, checkpoint: checkpoint,
+                    resumed: day == first && resumed != nil, onEvent: onEvent)
+            }
+        }
+        return checkpoint.report
+    }
+
+    var serverConfiguration: ENKeyServerConfiguration {
+        ENKeyServerConfiguration(
+            region: Self.region,
+            signers: [ENExportSigner(signingKey: signingKey, keyID: Self.region, keyVersion: "v1")],
+            exposureConfiguration: scenario.configuration)
+    }
+
+    /// One day of a directory run: copy the last checkpoint to `day-N.partial`, run the day on it, close every
+    /// store, journal, rename to `day-N`, drop the previous checkpoint.
+    func runCheckpointedDay(
+        _ day: Int, root: URL, previous: Int?, checkpoint: SimulationCheckpoint, resumed: Bool,
+        onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
+    ) async throws(ENError) -> SimulationCheckpoint {
+        let files = FileManager.default
+        let work = root.appendingPathComponent(String(format: "day-%04d.partial", day))
+        try? files.removeItem(at: work)
+        do {
+            if let previous {
+                try files.copyItem(at: Self.checkpointURL(root, previous), to: work)
+            } else {
+                try files.createDirectory(at: work, withIntermediateDirectories: true)
+            }
+        } catch {
+            throw ENError(.dataInaccessible, "cannot prepare the day's directory", context: .init(file: work.path))
+        }
+        var checkpoint = checkpoint
+        do {
+            let server = try ENKeyServer(
+                store: ENKeyServerStore(
+                    path: work.appendingPathComponent("keyserver.sqlite").path,
+                    clock: clock.nowFunction),
+                configuration: serverConfiguration, clock: clock.nowFunction)
+            let devices = try await openDevices(location: { name in
+                .directory(work.appendingPathComponent("devices").appendingPathComponent(name))
+            })
+            if resumed { clock.advance(to: dayStart(day)) }
+            try await runDay(
+                day, devices: devices, server: server, checkpoint: &checkpoint, resumed: resumed, onEvent: onEvent)
+            close(devices)
+        }
+        let journal = work.appendingPathComponent("checkpoint.json")
+        do {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            try encoder.encode(checkpoint).write(to: journal)
+            let done = Self.checkpointURL(root, day)
+            try? files.removeItem(at: done)
+            try files.moveItem(at: work, to: done)
+            if let previous { try? files.removeItem(at: Self.checkpointURL(root, previous)) }
+        } catch {
+            throw ENError(.dataInaccessible, "cannot record the finished day", context: .init(file: journal.path))
+        }
+        return checkpoint
+    }
+
+    static func checkpointURL(_ root: URL, _ day: Int) -> URL {
+        root.appendingPathComponent(String(format: "day-%04d", day))
+    }
+
+    /// The newest finished day under `root` and its journal, or `nil` to start over.
+    func latestCheckpoint(in root: URL) throws(ENError) -> (Int, SimulationCheckpoint)? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        let days = names.compactMap { name -> Int? in
+            guard name.hasPrefix("day-"), name.count == 8 else { return nil }
+            return Int(name.dropFirst(4))
+        }.sorted(by: >)
+        for day in days {
+            let journal = Self.checkpointURL(root, day).appendingPathComponent("checkpoint.json")
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            guard let data = try? Data(contentsOf: journal),
+                let checkpoint = try? decoder.decode(SimulationCheckpoint.self, from: data),
+                checkpoint.report.scenario == scenario.name, checkpoint.report.seed == scenario.seed,
+                checkpoint.report.devices.count == scenario.devices.count
+            else { continue }
+            return (day, checkpoint)
+        }
+        return nil
+    }
+
+    func dayStart(_ day: Int) -> Date { scenario.start + TimeInterval(day) * 86_400 }
+
+    func openDevices(
+        location: (String) -> ENEnvironment.StoreLocation
+    ) async throws(ENError) -> [SimulatedDevice] {
+        var devices: [SimulatedDevice] = []
+        for script in scenario.devices {
+            let radio = ether.radio(for: script.name, txPower: script.txPower, rssiCorrection: script.rssiCorrection)
+            let environment = ENEnvironment(
+                consent: ENFixedConsent(true), radio: radio, clock: clock, storeLocation: location(script.name),
+                trustedKeys: [trustedKey], region: Self.region,
+                apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: scheduler)
+            let manager = ENManager(environment: environment)
+            manager.dispatchQueue = DispatchQueue(label: "ENSimulation.\(script.name)")
+            try await manager.activate()
+            if !manager.exposureNotificationEnabled { try await manager.setExposureNotificationEnabled(true) }
+            devices.append(
+                SimulatedDevice(
+                    script: script, manager: manager, radio: radio,
+                    downloads: scratch.appendingPathComponent(script.name)))
+        }
+        return devices
+    }
+
+    func close(_ devices: [SimulatedDevice]) {
+        for device in devices { device.manager.invalidate() }
+    }
+}
+
+extension ENVirtualClock {
+    /// The clock as a closure, for the key server.
+    var nowFunction: @Sendable () -> Date { { [self] in self.now } }
+}

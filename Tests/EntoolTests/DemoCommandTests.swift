@@ -1,0 +1,106 @@
+import ENStore
+import ENTestSupport
+import Foundation
+import Testing
+
+@Suite("entool demo")
+struct DemoCommandTests {
+    /// The parts of `entool demo --json` the tests read.
+    struct Output: Decodable {
+        struct Report: Decodable, Equatable {
+            struct Device: Decodable, Equatable {
+                var name: String
+                var notified: Bool
+                var sightings: Int
+                var keysShared: Int
+                var filesProcessed: Int
+                var score: Double
+            }
+            var devices: [Device]
+            var daysCompleted: Int
+            var filesPublished: Int
+        }
+        var report: Report
+        var seconds: Double
+    }
+
+    @Test("--json tells the sample story as data: B notified, C not, A shared its keys")
+    func json() throws {
+        let result = try runEntool(["demo", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let output = try JSONDecoder().decode(Output.self, from: result.stdout)
+        #expect(output.report.devices.map(\.name) == ["A", "B", "C"])
+        #expect(output.report.devices.map(\.notified) == [false, true, false])
+        #expect(output.report.devices[0].keysShared > 0)
+        #expect(output.report.devices[1].score > 0)
+        #expect(output.report.daysCompleted == 5)
+        #expect(output.report.filesPublished == 1)
+        #expect(output.seconds > 0)
+    }
+
+    @Test("the narration names each step and the risk each device ends with")
+    func narration() throws {
+        let result = try runEntool(["demo", "--devices", "4", "--days", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.output.contains("Day 2"))
+        #expect(result.output.contains("Risk at the end:"))
+        let story = try runEntool(["demo"])
+        #expect(story.output.contains("B: notified on day 3"))
+        #expect(story.output.contains("C: not notified"))
+    }
+
+    @Test(
+        "bad options exit with status 2",
+        arguments: [["--devices", "1"], ["--days", "0"], ["--scenario", "/nonexistent"]])
+    func badOptions(arguments: [String]) throws {
+        let result = try runEntool(["demo"] + arguments)
+        #expect(result.status == 2)
+    }
+
+    /// `entool demo --store DIR` is killed with SIGKILL at random moments; every store left behind passes
+    /// SQLite's integrity check, and the next run completes with the report of an uninterrupted run.
+    @Test func killedDemoResumesAndNeverCorrupts() throws {
+        let directory = try TemporaryDirectory(prefix: "DemoKill")
+        defer { directory.cleanUp() }
+        let store = directory.url.appendingPathComponent("store")
+        var generator = SeededRandomNumberGenerator.forTest()
+        var kills = 0
+        for _ in 0..<8 {
+            let process = Process()
+            process.executableURL = try entoolURL()
+            process.arguments = ["demo", "--store", store.path, "--json"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 50_000...900_000, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+            try checkStores(under: store)
+        }
+        let resumed = try runEntool(["demo", "--store", store.path, "--json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let clean = try runEntool(["demo", "--json"])
+        let resumedReport = try JSONDecoder().decode(Output.self, from: resumed.stdout).report
+        let cleanReport = try JSONDecoder().decode(Output.self, from: clean.stdout).report
+        #expect(resumedReport == cleanReport)
+        try checkStores(under: store)
+        print("entool demo kill test: \(kills) kills, \(generator)")
+    }
+
+    /// Every device store under `root` passes `PRAGMA integrity_check` (`day-N.partial` is the scratch copy of a
+    /// day in progress, discarded by the next run, so it is not checked).
+    func checkStores(under root: URL) throws {
+        guard let files = FileManager.default.enumerator(atPath: root.path) else { return }
+        for case let path as String in files
+        where path.hasSuffix("ExposureNotificationFramework.sqlite") && !path.contains(".partial/") {
+            let store = try ENStore(
+                path: root.appendingPathComponent(path).path,
+                configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
+            try store.checkIntegrity()
+            try store.close()
+        }
+    }
+}
