@@ -125,7 +125,7 @@ public struct ENScenario: Hashable, Sendable, Codable {
     public var detectionMinute: Int
     /// The weighted minutes of exposure in a day (the day summary's weighted duration) at which a version 2
     /// device notifies its user; for version 1, the total risk score of the detection must reach
-    /// ``ENExposureConfiguration/minimumRiskScore`` (or be above zero when it is 0). Default 10.
+    /// `ENExposureConfiguration.minimumRiskScore` (or be above zero when it is 0). Default 10.
     public var notificationThresholdMinutes: Double
     /// The health authority's exposure configuration; ``defaultConfiguration`` when absent.
     public var configuration: ENExposureConfiguration
