@@ -1,6 +1,6 @@
 public import ENCore
 internal import ENCrypto
-import Foundation
+package import Foundation
 
 /// Verifies export files against an allow-list of public keys, with iOS's rule: the first signature in
 /// `export.sig` decides.
@@ -30,6 +30,14 @@ public struct ENExportVerifier: Sendable {
     /// - Returns: which key verified the file, or why none did.
     /// - Throws: `ENError.Code.badFormat` when `export.sig` is not a valid `TEKSignatureList`.
     public func verify(_ archive: ENExportArchive) throws(ENError) -> ENExportVerificationResult {
+        try verify(archive, exportBinaryDigest: { SHA256.hash(archive.exportBinary) })
+    }
+
+    /// ``verify(_:)`` for a caller that hashes `export.bin` anyway (a detection identifies files by that hash):
+    /// `exportBinaryDigest` gives its SHA-256, asked for only when a trusted key could have signed the file.
+    package func verify(
+        _ archive: ENExportArchive, exportBinaryDigest: () -> Data
+    ) throws(ENError) -> ENExportVerificationResult {
         guard let signatureFile = archive.signatureFile else { return .missingSignatureFile }
         let signatures = try ENExportSignature.decodeList(signatureFile)
         guard let first = signatures.first else { return .noSignatures }
@@ -39,7 +47,7 @@ public struct ENExportVerifier: Sendable {
         guard info.hasSupportedAlgorithm else { return .unsupportedAlgorithm(info) }
         let candidates = trustedKeys.filter { $0.matches(info) }
         guard !candidates.isEmpty else { return .unknownKey(info) }
-        let digest = SHA256.hash(archive.exportBinary)
+        let digest = exportBinaryDigest()
         for candidate in candidates where candidate.publicKey.isValidSignature(first.signature, forDigest: digest) {
             return .verified(info)
         }

@@ -136,9 +136,11 @@ struct ExposureDetector: Sendable {
         for file in files {
             try checkCancellation()
             let archive = try file.archive(limits: .default)
+            // The file's identity is the digest its signature covers: hashed once, for both.
+            let hash = SHA256.hash(archive.exportBinary)
             let result: ENExportVerificationResult
             do throws(ENError) {
-                result = try verifier.verify(archive)
+                result = try verifier.verify(archive, exportBinaryDigest: { hash })
             } catch {
                 throw error.adding(ENError.Context(file: file.path, section: "export.sig"))
             }
@@ -147,7 +149,6 @@ struct ExposureDetector: Sendable {
                     .badFormat, "the file does not verify: \(result)",
                     context: ENError.Context(file: file.path, section: "export.sig"))
             }
-            let hash = SHA256.hash(archive.exportBinary)
             guard seen.insert(hash).inserted else { continue }
             let keep = retained + archive.exportBinary.count <= Self.retainedBytesBudget
             if keep { retained += archive.exportBinary.count }

@@ -150,20 +150,20 @@ struct VerificationTests {
             "ecdsa-with-SHA256", "ES256", " 1.2.840.10045.4.3.2 ",
         ])
     func acceptedAlgorithmSpellings(spelling: String?) throws {
-        var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
-        var signatures = try archive.signatures()
-        signatures[0].signatureInfo?.signatureAlgorithm = spelling
-        archive.signatureFile = try ENExportSignature.encodeList(signatures)
-        let verifier = ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(
-                keyID: nil, keyVersion: nil, publicKey: try publicKey("export/ens-example/public.pem"))
-        ])
-        #expect(try verifier.verify(archive).isVerified, "\(spelling ?? "nil")")
+        #expect(try verifyExample(signedWithAlgorithm: spelling).result.isVerified, "\(spelling ?? "nil")")
     }
 
     @Test(
         "other algorithms are refused", arguments: ["1.2.840.10045.4.3.4", "SHA512withECDSA", "SHA256withRSA", "ES384"])
     func refusedAlgorithms(spelling: String) throws {
+        let (result, info) = try verifyExample(signedWithAlgorithm: spelling)
+        #expect(result == .unsupportedAlgorithm(info))
+    }
+
+    /// Verifies the ENS example file with its first signature's algorithm field set to `spelling`.
+    private func verifyExample(
+        signedWithAlgorithm spelling: String?
+    ) throws -> (result: ENExportVerificationResult, info: ENExportSignatureInfo) {
         var archive = try ENExportArchive(data: try Fixtures.data("export/ens-example/testExport-2-records-1-of-1.zip"))
         var signatures = try archive.signatures()
         signatures[0].signatureInfo?.signatureAlgorithm = spelling
@@ -172,7 +172,7 @@ struct VerificationTests {
             ENExportVerificationKey(
                 keyID: nil, keyVersion: nil, publicKey: try publicKey("export/ens-example/public.pem"))
         ])
-        #expect(try verifier.verify(archive) == .unsupportedAlgorithm(signatures[0].signatureInfo!))
+        return (try verifier.verify(archive), signatures[0].signatureInfo!)
     }
 
     @Test("an empty signature list is reported")
