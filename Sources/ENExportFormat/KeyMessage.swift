@@ -56,6 +56,94 @@ enum KeyMessage {
     private static func read(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ENError)
         -> ENTemporaryExposureKey
     {
+        if let key = readCanonical(buffer, range) { return key }
+        return try readFields(buffer, range)
+    }
+
+    /// The canonical encoding in one pass with nothing to throw: the fields in schema order, each at most once,
+    /// 16 bytes of key data first, one-byte tags and values (the rolling start: a varint of up to 5 bytes), every
+    /// value one that ``readFields(_:_:)`` accepts unchanged (every key that `ENExportWriter` and the known
+    /// servers write). Anything else returns `nil` and the general loop decides, with its errors and lenient
+    /// rules; for every message this accepts, both give the same key (the tests compare them with swift-protobuf
+    /// on random encodings).
+    @inline(__always)
+    private static func readCanonical(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>)
+        -> ENTemporaryExposureKey?
+    {
+        let end = range.upperBound
+        var position = range.lowerBound
+        // key_data (field 1, length-delimited), 16 bytes.
+        guard end - position >= 18, buffer[position] == 0x0A, buffer[position + 1] == 16 else { return nil }
+        let keyBytes = UnsafeRawBufferPointer(rebasing: buffer[(position + 2)..<(position + 18)])
+        position += 18
+        /// A varint of at most 5 bytes whose value is at most `Int32.max`, or nil.
+        func varint() -> UInt32? {
+            var value: UInt32 = 0
+            var shift: UInt32 = 0
+            while position < end, shift < 35 {
+                let byte = buffer[position]
+                position += 1
+                value |= UInt32(truncatingIfNeeded: byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return shift < 28 || byte < 0x08 ? value : nil }
+                shift += 7
+            }
+            return nil
+        }
+        var risk: UInt8 = 0
+        if position < end, buffer[position] == 0x10 {
+            guard end - position >= 2, buffer[position + 1] <= 8 else { return nil }
+            risk = buffer[position + 1]
+            position += 2
+        }
+        var start: UInt32 = 0
+        if position < end, buffer[position] == 0x18 {
+            position += 1
+            guard let value = varint() else { return nil }
+            start = value
+        }
+        var period = ENTemporaryExposureKey.defaultRollingPeriod
+        if position < end, buffer[position] == 0x20 {
+            position += 1
+            guard let value = varint(), value >= 1, value <= ENTemporaryExposureKey.defaultRollingPeriod else {
+                return nil
+            }
+            period = value
+        }
+        var reportType = ENDiagnosisReportType.unknown
+        if position < end, buffer[position] == 0x28 {
+            guard end - position >= 2, let known = ENDiagnosisReportType(rawValue: UInt32(buffer[position + 1]))
+            else { return nil }
+            reportType = known
+            position += 2
+        }
+        var days = ENDaysSinceOnsetOfSymptomsUnknown
+        if position < end, buffer[position] == 0x30 {
+            guard end - position >= 2, buffer[position + 1] < 0x80 else { return nil }
+            let raw = Int(buffer[position + 1])
+            let value = (raw >> 1) ^ -(raw & 1)
+            days =
+                ENTemporaryExposureKey.daysSinceOnsetRange.contains(value) ? value : ENDaysSinceOnsetOfSymptomsUnknown
+            position += 2
+        }
+        var variant = ENVariantOfConcernType.unknown
+        if position < end, buffer[position] == 0x40 {
+            guard end - position >= 2, let known = ENVariantOfConcernType(rawValue: UInt32(buffer[position + 1]))
+            else { return nil }
+            variant = known
+            position += 2
+        }
+        guard position == end else { return nil }
+        return ENTemporaryExposureKey(
+            keyDataBytes: keyBytes, rollingStartNumber: ENIntervalNumber(start), rollingPeriod: period,
+            transmissionRiskLevel: ENRiskLevel(risk), diagnosisReportType: reportType,
+            daysSinceOnsetOfSymptoms: days, variantOfConcern: variant)
+    }
+
+    /// Any encoding, field by field, with the checks listed at ``read(_:_:section:index:)``.
+    @inline(never)
+    private static func readFields(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ENError)
+        -> ENTemporaryExposureKey
+    {
         var reader = WireReader(buffer, from: range.lowerBound, to: range.upperBound)
         var keyBytes: Range<Int>?
         var risk: Int32 = 0

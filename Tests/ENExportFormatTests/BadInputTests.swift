@@ -247,6 +247,96 @@ struct BadInputTests {
         #expect(accepted > 300, "enough messages should be valid keys")
     }
 
+    /// Compares the one decoder (whole message and scanner) with swift-protobuf on `message`; true when it read.
+    func expectSameAsOracle(_ message: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let data = binary(withKey: message)
+        let whole = Result { try ENKeyExport(exportBinary: data).keys }
+        let scanned = Result { try ENExportKeyScanner(exportBinary: data).allKeys() }
+        let oracle = SwiftProtobufOracle.export(data)?.keys
+        switch (whole, scanned) {
+        case (.success(let a), .success(let b)):
+            #expect(a == b, "\(message)", sourceLocation: sourceLocation)
+            #expect(a == oracle, "\(message)", sourceLocation: sourceLocation)
+            return true
+        case (.failure(let a), .failure(let b)):
+            #expect((a as? ENError)?.code == .badFormat, "\(message)", sourceLocation: sourceLocation)
+            #expect((b as? ENError)?.code == .badFormat, "\(message)", sourceLocation: sourceLocation)
+            #expect(oracle == nil, "swift-protobuf's reading accepts \(message)", sourceLocation: sourceLocation)
+            return false
+        default:
+            Issue.record("the readers disagree on \(message)", sourceLocation: sourceLocation)
+            return false
+        }
+    }
+
+    @Test("canonical key encodings (the one-pass path) and near misses (the general loop) read as swift-protobuf")
+    func canonicalEncodingsAgree() throws {
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 1031)
+        var (accepted, refused) = (0, 0)
+        for _ in 0..<4_000 {
+            // The fields in schema order, each present or not, values around every boundary either path checks.
+            let interesting: [UInt64] = [
+                0, 1, 2, 5, 7, 8, 9, 14, 27, 28, 29, 127, 128, 143, 144, 145, 255, 4000, 2_650_000, 0x0FFF_FFFF,
+                0x1000_0000, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, UInt64(bitPattern: -1),
+            ]
+            var fields: [[UInt8]] = []
+            if Int.random(in: 0..<20, using: &rng) > 0 {
+                let length = Int.random(in: 0..<10, using: &rng) == 0 ? [15, 17].randomElement(using: &rng)! : 16
+                fields.append([0x0A, UInt8(length)] + (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            }
+            for tag: UInt8 in [0x10, 0x18, 0x20, 0x28, 0x30, 0x40] where Bool.random(using: &rng) {
+                let value =
+                    Int.random(in: 0..<3, using: &rng) == 0
+                    ? interesting.randomElement(using: &rng)! : UInt64.random(in: 0...16, using: &rng)
+                fields.append([tag] + Self.varint(tag == 0x18 && value < 100 ? 2_650_000 + value : value))
+            }
+            // One near miss in three: two fields swapped, a field repeated, padding, or an unknown field.
+            if Int.random(in: 0..<3, using: &rng) == 0, !fields.isEmpty {
+                let index = Int.random(in: 0..<fields.count, using: &rng)
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: fields.swapAt(index, Int.random(in: 0..<fields.count, using: &rng))
+                case 1: fields.insert(fields[index], at: Int.random(in: 0...fields.count, using: &rng))
+                case 2 where fields[index][0] != 0x0A:
+                    let tag = fields[index][0]
+                    var value = fields[index].dropFirst().reduce((UInt64(0), UInt64(0))) { sum, byte in
+                        (sum.0 | UInt64(byte & 0x7F) << sum.1, sum.1 + 7)
+                    }.0
+                    if tag == 0x18 && value > 0x7FFF_FFFF { value = 1 }
+                    fields[index] = [tag] + Self.varint(value, padding: 1)
+                default: fields.insert([0x78, 0x01], at: Int.random(in: 0...fields.count, using: &rng))
+                }
+            }
+            if expectSameAsOracle(fields.flatMap { $0 }) { accepted += 1 } else { refused += 1 }
+        }
+        #expect(accepted > 1_000, "enough canonical messages should be valid keys")
+        #expect(refused > 200, "enough messages should be refused")
+    }
+
+    @Test("a key in any field order, padded or with unknown fields, reads as its canonical encoding")
+    func fallbackGivesTheCanonicalKey() throws {
+        let key: [UInt8] = [0x0A, 0x10] + [UInt8](0..<16)
+        let fields: [[UInt8]] = [
+            [0x10, 0x05], startField, [0x20, 0x90, 0x01], [0x28, 0x01], [0x30, 0x03], [0x40, 0x02],
+        ]
+        let canonical = try ENKeyExport(exportBinary: binary(withKey: key + fields.flatMap { $0 })).keys
+        #expect(canonical.count == 1)
+        #expect(canonical.first?.rollingPeriod == 144)
+        #expect(canonical.first?.daysSinceOnsetOfSymptoms == -2)
+        #expect(canonical == SwiftProtobufOracle.export(binary(withKey: key + fields.flatMap { $0 }))?.keys)
+        let variants: [[UInt8]] = [
+            fields.reversed().flatMap { $0 } + key,  // reversed order
+            key + fields.flatMap { $0 } + [0x78, 0x2A],  // an unknown field at the end
+            key + [0x10, 0x85, 0x00] + fields.dropFirst().flatMap { $0 },  // a padded one-byte value
+            key + [0x28, 0x07] + fields.flatMap { $0 },  // an unknown report type before the known one
+            key + fields.flatMap { $0 } + [0x28, 0x07],  // an unknown report type after it: kept aside
+        ]
+        for message in variants {
+            #expect(try ENKeyExport(exportBinary: binary(withKey: message)).keys == canonical, "\(message)")
+            #expect(try ENExportKeyScanner(exportBinary: binary(withKey: message)).allKeys() == canonical, "\(message)")
+            #expect(expectSameAsOracle(message))
+        }
+    }
+
     @Test("missing export.bin or export.sig, extra entries, nested or mismatched names")
     func zipEntries() throws {
         let bin = try ens.exportBinary
