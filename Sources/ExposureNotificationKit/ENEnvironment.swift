@@ -123,14 +123,20 @@ public struct ENLimits: Hashable, Sendable {
     /// The most threads one detection matches keys on; `nil` (the default) uses every active core. A server
     /// running many simulated devices, or an app that must leave cores free, sets it lower.
     public var maximumDetectionThreads: Int?
+    /// The most bytes of verified `export.bin` one detection keeps in memory between verifying the files and
+    /// matching their keys: 64 MiB. The files beyond it wait in a private temporary directory (removed when the
+    /// detection ends) and are hashed again when they are read back.
+    public var detectionMemoryBudget: Int
 
-    /// Creates limits; the defaults are Apple's.
+    /// Creates limits; the defaults are Apple's (the memory budget is this package's).
     public init(
         detectionsPerDayVersion1: Int = 15, detectionsPerDayVersion2: Int = 6,
         preAuthorizationValidity: TimeInterval = 5 * 86_400, retention: TimeInterval = 14 * 86_400,
-        periodicRunInterval: TimeInterval = 4 * 3_600, maximumDetectionThreads: Int? = nil
+        periodicRunInterval: TimeInterval = 4 * 3_600, maximumDetectionThreads: Int? = nil,
+        detectionMemoryBudget: Int = 64 << 20
     ) {
         self.maximumDetectionThreads = maximumDetectionThreads
+        self.detectionMemoryBudget = detectionMemoryBudget
         self.detectionsPerDayVersion1 = detectionsPerDayVersion1
         self.detectionsPerDayVersion2 = detectionsPerDayVersion2
         self.preAuthorizationValidity = preAuthorizationValidity

@@ -43,10 +43,6 @@ struct ExposureDetector: Sendable {
     /// Whether the detection was cancelled; checked between the steps and inside matching.
     let isCancelled: @Sendable () -> Bool
 
-    /// The most bytes of verified `export.bin` kept in memory between verification and matching; files beyond
-    /// it are read again (and must hash the same).
-    static let retainedBytesBudget = 64 << 20
-
     /// Keys handed to the matcher at a time.
     static let chunkSize = 65_536
 
@@ -77,7 +73,9 @@ struct ExposureDetector: Sendable {
                 .rateLimited, "\(recent.count) detections in the last 24 hours reach the limit of \(rateLimit.limit)")
         }
 
-        let verified = try verify(files)
+        let spill = ExportBinarySpill()
+        defer { spill.remove() }
+        let verified = try verify(files, spill: spill)
         try checkCancellation()
         let newHashes = Set(verified.map(\.hash))
         let cached = try store.read(.cachedKeyFileHashes).filter { !newHashes.contains($0) }
@@ -127,34 +125,58 @@ struct ExposureDetector: Sendable {
         }
     }
 
-    /// Reads and verifies every file, in order; the same `export.bin` twice is kept once.
-    private func verify(_ files: [DiagnosisKeyFile]) throws(ENError) -> [VerifiedFile] {
+    /// Reads and verifies every file, on the matching threads; the same `export.bin` twice is kept once (its
+    /// first appearance), and the first file in the given order that fails decides the error. The verified
+    /// bytes stay in memory up to ``ENLimits/detectionMemoryBudget``; the others go to `spill`.
+    private func verify(_ files: [DiagnosisKeyFile], spill: ExportBinarySpill) throws(ENError) -> [VerifiedFile] {
+        let run = VerificationRun(fileCount: files.count, budget: environment.limits.detectionMemoryBudget)
         let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys)
+        let threads = max(1, min(files.count, Self.matchingThreadCount(environment.limits)))
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            while let index = run.nextIndex() {
+                let outcome = Result { () throws(ENError) -> VerifiedFile in
+                    try verify(files[index], index: index, verifier: verifier, run: run, spill: spill)
+                }
+                run.record(outcome, at: index)
+            }
+        }
         var verified: [VerifiedFile] = []
         var seen = Set<Data>()
-        var retained = 0
-        for file in files {
-            try checkCancellation()
-            let archive = try file.archive(limits: .default)
-            // The file's identity is the digest its signature covers: hashed once, for both.
-            let hash = SHA256.hash(archive.exportBinary)
-            let result: ENExportVerificationResult
-            do throws(ENError) {
-                result = try verifier.verify(archive, exportBinaryDigest: { hash })
-            } catch {
-                throw error.adding(ENError.Context(file: file.path, section: "export.sig"))
-            }
-            guard result.isVerified else {
-                throw ENError(
-                    .badFormat, "the file does not verify: \(result)",
-                    context: ENError.Context(file: file.path, section: "export.sig"))
-            }
-            guard seen.insert(hash).inserted else { continue }
-            let keep = retained + archive.exportBinary.count <= Self.retainedBytesBudget
-            if keep { retained += archive.exportBinary.count }
-            verified.append(VerifiedFile(file: file, hash: hash, retained: keep ? archive.exportBinary : nil))
+        for outcome in run.outcomes {
+            // Every file before the first failure was verified: the failure comes before any gap.
+            guard let outcome else { break }
+            let file = try outcome.get()
+            guard seen.insert(file.hash).inserted else { continue }
+            verified.append(file)
         }
         return verified
+    }
+
+    /// Reads and verifies one file, and keeps its `export.bin` in memory or in `spill`.
+    private func verify(
+        _ file: DiagnosisKeyFile, index: Int, verifier: ENExportVerifier, run: VerificationRun,
+        spill: ExportBinarySpill
+    ) throws(ENError) -> VerifiedFile {
+        try checkCancellation()
+        let archive = try file.archive(limits: .default)
+        // The file's identity is the digest its signature covers: hashed once, for both.
+        let hash = SHA256.hash(archive.exportBinary)
+        let result: ENExportVerificationResult
+        do throws(ENError) {
+            result = try verifier.verify(archive, exportBinaryDigest: { hash })
+        } catch {
+            throw error.adding(ENError.Context(file: file.path, section: "export.sig"))
+        }
+        guard result.isVerified else {
+            throw ENError(
+                .badFormat, "the file does not verify: \(result)",
+                context: ENError.Context(file: file.path, section: "export.sig"))
+        }
+        if run.reserve(archive.exportBinary.count) {
+            return VerifiedFile(file: file, hash: hash, storage: .memory(archive.exportBinary))
+        }
+        let url = try spill.write(archive.exportBinary, index: index)
+        return VerifiedFile(file: file, hash: hash, storage: .spilled(url, spill))
     }
 
     private func checkCancellation() throws(ENError) {
@@ -162,22 +184,69 @@ struct ExposureDetector: Sendable {
     }
 }
 
-/// A file that verified: its hash and, when it fit the memory budget, its `export.bin`.
+/// A file that verified: its hash and its `export.bin`, in memory or kept aside.
 struct VerifiedFile: Sendable {
+    /// Where the verified `export.bin` is.
+    enum Storage: Sendable {
+        case memory(Data)
+        case spilled(URL, ExportBinarySpill)
+    }
+
     let file: DiagnosisKeyFile
     let hash: Data
-    let retained: Data?
+    let storage: Storage
 
-    /// The verified `export.bin`: the retained bytes, or the file read again, which must hash the same.
+    /// The verified `export.bin`: the bytes in memory, or read back from where they were kept aside (they must
+    /// hash the same).
     @Sendable func exportBinary() throws(ENError) -> Data {
-        if let retained { return retained }
-        let binary = try file.archive(limits: .default).exportBinary
-        guard SHA256.hash(binary) == hash else {
-            throw ENError(
-                .badFormat, "the file changed after it was verified", context: ENError.Context(file: file.path))
+        switch storage {
+        case .memory(let exportBinary): exportBinary
+        case .spilled(let url, let spill): try spill.read(url, hash: hash, file: file.path)
         }
-        return binary
     }
+}
+
+/// What the threads verifying one detection's files share: the next file to take, the memory budget left and
+/// each file's outcome. After a failure no file after it is started.
+final class VerificationRun: Sendable {
+    private let fileCount: Int
+    private let next = Atomic(0)
+    private let firstFailure = Atomic(Int.max)
+    private let budgetLeft: Atomic<Int>
+    private let results: Mutex<[Result<VerifiedFile, ENError>?]>
+
+    init(fileCount: Int, budget: Int) {
+        self.fileCount = fileCount
+        budgetLeft = Atomic(budget)
+        results = Mutex(Array(repeating: nil, count: fileCount))
+    }
+
+    /// The next file to verify, or `nil` when all are taken or one before it failed.
+    func nextIndex() -> Int? {
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard index < fileCount, index < firstFailure.load(ordering: .relaxed) else { return nil }
+        return index
+    }
+
+    /// Takes `bytes` from the memory budget; false (and nothing taken) when they do not fit.
+    func reserve(_ bytes: Int) -> Bool {
+        var left = budgetLeft.load(ordering: .relaxed)
+        while left >= bytes {
+            let (exchanged, original) = budgetLeft.compareExchange(
+                expected: left, desired: left - bytes, ordering: .relaxed)
+            if exchanged { return true }
+            left = original
+        }
+        return false
+    }
+
+    func record(_ outcome: Result<VerifiedFile, ENError>, at index: Int) {
+        if case .failure = outcome { firstFailure.min(index, ordering: .relaxed) }
+        results.withLock { $0[index] = outcome }
+    }
+
+    /// Each file's outcome, in the given order; `nil` for files not started after a failure.
+    var outcomes: [Result<VerifiedFile, ENError>?] { results.withLock { $0 } }
 }
 
 /// Where the matcher's keys come from: a file cached by an earlier detection, or a file of this one.

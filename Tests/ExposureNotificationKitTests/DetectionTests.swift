@@ -33,6 +33,8 @@ struct DetectionTests {
     // 60 dB. Scan rule (ENSightingScan): the first scan stands for 120 s, each later one for the 240 s since
     // the previous one: 120 + 5 x 240 = 1320 s.
     static let scanSeconds = [120, 240, 240, 240, 240, 240]
+    /// Verified export.bin kept in memory (the default budget), or every file kept aside on disk (no budget).
+    static let memoryBudgets = [ENLimits().detectionMemoryBudget, 0]
 
     @Test("version 2: a 20-minute encounter gives one window of six scans and the day summary by hand")
     func versionTwoEncounter() async throws {
@@ -112,9 +114,11 @@ struct DetectionTests {
         #expect(try await scenario.manager.getExposureWindows(summary: summary).isEmpty)
     }
 
-    @Test("revoked keys never match, also when the revocation comes in a later file (through the cache)")
-    func revocation() async throws {
-        let scenario = try await DetectionScenario()
+    @Test(
+        "revoked keys never match, also when the revocation comes in a later file (through the cache)",
+        arguments: DetectionTests.memoryBudgets)
+    func revocation(memoryBudget: Int) async throws {
+        let scenario = try await DetectionScenario(limits: ENLimits(detectionMemoryBudget: memoryBudget))
         defer { scenario.directory.cleanUp() }
         try scenario.encounter()
         let keys = try await scenario.releasedKeys()
@@ -160,9 +164,11 @@ struct DetectionTests {
         #expect(windows.map(\.diagnosisReportType) == [.confirmedTest])
     }
 
-    @Test("a bare .bin/.sig pair reads as the zip does; the same export.bin twice counts once")
-    func bareLayoutAndDuplicates() async throws {
-        let scenario = try await DetectionScenario()
+    @Test(
+        "a bare .bin/.sig pair reads as the zip does; the same export.bin twice counts once",
+        arguments: DetectionTests.memoryBudgets)
+    func bareLayoutAndDuplicates(memoryBudget: Int) async throws {
+        let scenario = try await DetectionScenario(limits: ENLimits(detectionMemoryBudget: memoryBudget))
         defer { scenario.directory.cleanUp() }
         try scenario.encounter()
         let keys = try await scenario.releasedKeys()
@@ -184,9 +190,11 @@ struct DetectionTests {
         #expect(counts.processedKeyFiles == 1)
     }
 
-    @Test("an empty list detects over the cached keys; detectExposures(configuration:) gives the same result")
-    func cachedKeys() async throws {
-        let scenario = try await DetectionScenario()
+    @Test(
+        "an empty list detects over the cached keys; detectExposures(configuration:) gives the same result",
+        arguments: DetectionTests.memoryBudgets)
+    func cachedKeys(memoryBudget: Int) async throws {
+        let scenario = try await DetectionScenario(limits: ENLimits(detectionMemoryBudget: memoryBudget))
         defer { scenario.directory.cleanUp() }
         try scenario.encounter()
         let zip = try scenario.writeZip(try await scenario.releasedKeys(), name: "export-1.zip")
@@ -213,9 +221,11 @@ struct DetectionTests {
         #expect(expired.daySummaries.isEmpty)
     }
 
-    @Test("files that do not verify, or a .bin without its .sig, fail naming the file and store nothing")
-    func badFiles() async throws {
-        let scenario = try await DetectionScenario()
+    @Test(
+        "files that do not verify, or a .bin without its .sig, fail naming the file and store nothing",
+        arguments: DetectionTests.memoryBudgets)
+    func badFiles(memoryBudget: Int) async throws {
+        let scenario = try await DetectionScenario(limits: ENLimits(detectionMemoryBudget: memoryBudget))
         defer { scenario.directory.cleanUp() }
         try scenario.encounter()
         let keys = try await scenario.releasedKeys()
@@ -260,6 +270,52 @@ struct DetectionTests {
             _ = try await scenario.manager.detectExposures(configuration: invalid, diagnosisKeyURLs: [good])
         }
         #expect(try scenario.recordCounts() == before)
+    }
+
+    @Test(
+        "many files verified on two threads: the first failing file in the given order decides; kept-aside files match",
+        arguments: DetectionTests.memoryBudgets)
+    func manyFilesOnTwoThreads(memoryBudget: Int) async throws {
+        let scenario = try await DetectionScenario(
+            limits: ENLimits(maximumDetectionThreads: 2, detectionMemoryBudget: memoryBudget))
+        defer { scenario.directory.cleanUp() }
+        try scenario.encounter()
+        let keys = try await scenario.releasedKeys()
+        var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 4242)
+        // Decoy files of random keys around the one with the encounter's keys.
+        var good: [URL] = []
+        for index in 0..<9 {
+            let decoys = (0..<200).map { _ in
+                ENTemporaryExposureKey(
+                    keyData: Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }),
+                    rollingStartNumber: keys[0].rollingStartNumber, transmissionRiskLevel: 4)
+            }
+            good.append(try scenario.writeZip(index == 4 ? keys + decoys : decoys, name: "good-\(index).zip"))
+        }
+        let untrusted = try scenario.writeZip(keys, name: "untrusted.zip", signer: try P256SigningKey())
+        let garbage = scenario.directory.url.appendingPathComponent("garbage.zip")
+        try Data("not a zip".utf8).write(to: garbage)
+        scenario.detectAt()
+        let configuration = DetectionScenario.configuration
+        let before = try scenario.recordCounts()
+        for (urls, failing) in [
+            (good + [untrusted, garbage], untrusted), (good + [garbage, untrusted], garbage),
+            (Array(good[..<2]) + [untrusted] + good[2...] + [garbage], untrusted),
+        ] {
+            let error = await expectENError(.badFormat) {
+                _ = try await scenario.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: urls)
+            }
+            #expect(error?.context.file == failing.path)
+        }
+        #expect(try scenario.recordCounts() == before)
+
+        let summary = try await scenario.manager.detectExposures(
+            configuration: configuration, diagnosisKeyURLs: good + [good[4]])
+        #expect(summary.daySummaries.first?.daySummary.weightedDurationSum == 660)
+        #expect(try await scenario.manager.getExposureWindows(summary: summary).count == 1)
+        let counts = try scenario.recordCounts()
+        #expect(counts.cachedKeyFiles == 9 && counts.processedKeyFiles == 9)
+        #expect(try await scenario.manager.detectExposures(configuration: configuration) == summary)
     }
 
     @Test("the rate limit is checked before any work and rolls over after 24 hours")
