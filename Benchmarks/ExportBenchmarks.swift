@@ -3,11 +3,6 @@ import ENCrypto
 import ENExportFormat
 import Foundation
 
-// timespec and clock_gettime: a release build (whole module) needs their defining module imported.
-#if canImport(Glibc)
-    import CoreFoundation
-#endif
-
 /// Export files at Apple's maximum: one 750,000-key file, written (encoded and signed, then zipped), then
 /// unzipped, scanned (the streaming hot path), decoded whole, and verified.
 let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in
@@ -96,10 +91,10 @@ let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in
     // The machine may be shared: also report the best rate in this thread's CPU time (one core's work).
     var bestCPU = Double.infinity
     for _ in 0..<context.iterations {
-        let before = threadCPUSeconds()
+        let before = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
         var chunks = try ENExportKeyScanner(exportBinary: reread.exportBinary, limits: limits).chunks(ofSize: 4096)
         while let chunk = try chunks.next() { blackHole(chunk.count) }
-        bestCPU = min(bestCPU, threadCPUSeconds() - before)
+        bestCPU = min(bestCPU, cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - before)
     }
     scanDetails["cpu-time keys/s"] = String(format: "%.2fM", Double(keyCount) / bestCPU / 1e6)
     report.add(
@@ -133,11 +128,4 @@ let exportBenchmarkSuite = BenchmarkSuite(name: "export") { context, report in
         BenchmarkResult(
             suite: "export", name: "zip -> verify -> all keys", unit: "key", best: endToEnd.best,
             median: endToEnd.median, details: details(endToEnd, bytes: zip.count)))
-}
-
-/// This thread's CPU time in seconds.
-private func threadCPUSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }

@@ -1,5 +1,10 @@
 import Foundation
 
+// timespec and clock_gettime: a release build (whole module) needs their defining module imported.
+#if canImport(Glibc)
+    import CoreFoundation
+#endif
+
 /// What every suite is told about the run.
 struct BenchmarkContext: Sendable {
     /// Samples per measurement.
@@ -158,4 +163,13 @@ func measure(iterations: Int, operations: Int, _ body: () throws -> Void) rethro
 @inline(never)
 func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
+}
+
+/// CPU time in seconds on `clock`: `CLOCK_THREAD_CPUTIME_ID` (this thread) or `CLOCK_PROCESS_CPUTIME_ID` (every
+/// thread of the process). What a row costs in work, which other processes on a shared machine disturb less than
+/// its wall time.
+func cpuSeconds(_ clock: clockid_t) -> Double {
+    var time = timespec()
+    clock_gettime(clock, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }

@@ -45,10 +45,15 @@ enum MatchingBenchmark {
     }
 
     /// Resets the peak resident set size (Linux: writing 5 to clear_refs), so that each row reports its own
-    /// peak rather than an earlier suite's. A plain `write(2)`: Foundation's file writing opens procfs files
-    /// in a way the kernel refuses, silently.
+    /// peak rather than an earlier suite's. The heap that earlier rows freed (writing the export files, say)
+    /// is first handed back to the system (`malloc_trim`), or it would count toward this row's peak. A plain
+    /// `write(2)`: Foundation's file writing opens procfs files in a way the kernel refuses, silently.
     static func resetPeakResident() {
         #if os(Linux)
+            // glibc's malloc_trim (not in Swift's Glibc module), looked up in the loaded libc.
+            if let trim = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+                _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
+            }
             let fd = open("/proc/self/clear_refs", O_WRONLY)
             guard fd >= 0 else { return }
             _ = write(fd, "5", 1)

@@ -26,7 +26,9 @@ struct StoredDetection: Codable, Sendable {
 /// 2. Every new file is read and verified against the trusted keys before any of its keys is used: one file
 ///    that fails ends the detection with nothing stored. Its identity is the SHA-256 of its `export.bin` (the
 ///    digest the signature covers), so the same file given twice, zipped differently or already cached,
-///    counts once.
+///    counts once. Files are verified on the matching threads; the verified `export.bin` stays in memory up
+///    to the memory budget, the rest is kept aside in an ``ExportBinarySpill`` (read once, not unzipped again
+///    for matching and caching).
 /// 3. The keys of the cached files (the last 14 days) and the new files are streamed into the matcher, file
 ///    by file: the newest file first, each file's revised keys before its keys, so that a revision (a key
 ///    re-published with a new report type) wins over the original; revoked keys cancel every match of their key
@@ -278,14 +280,15 @@ final class KeyChunks: Sequence, Sendable {
                     if var section = sections.first {
                         let chunk = try section.next()
                         sections[0] = section
-                        guard let chunk else {
+                        guard var chunk else {
                             sections.removeFirst()
                             continue
                         }
+                        // In place: the chunk is the scanner's own array, and most keys stay.
                         let oldest = self.oldest
-                        let fresh = chunk.filter { ExposureDetector.isRetained($0, oldest: oldest) }
-                        if fresh.isEmpty { continue }
-                        return fresh
+                        chunk.removeAll { !ExposureDetector.isRetained($0, oldest: oldest) }
+                        if chunk.isEmpty { continue }
+                        return chunk
                     }
                     guard sourceIndex < self.sources.count else { return nil }
                     let binary = try self.exportBinary(of: self.sources[sourceIndex])
