@@ -88,6 +88,11 @@ let package = Package(
         ),
         // Test support: writes detections in a loop until killed (ENStoreTests' crash-safety test).
         .executableTarget(name: "ENStoreCrashHelper", dependencies: ["ENCore", "ENStore"]),
+        // Fuzzing: the targets and their rules (a library the regression tests replay through), and the driver
+        // that Scripts/fuzz.sh builds as a libFuzzer binary (or that replays inputs when built normally).
+        .target(name: "ENFuzzTargets", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore"]),
+        .target(name: "CLibFuzzer"),
+        .executableTarget(name: "enfuzz", dependencies: ["ENFuzzTargets", "CLibFuzzer"]),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
@@ -103,6 +108,7 @@ let package = Package(
         // NOTICE), a seeded random number generator, temporary directories and the external tools.
         .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENTestSupport"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
