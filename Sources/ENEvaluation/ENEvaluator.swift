@@ -57,7 +57,7 @@ public enum ENEvaluator {
                 encounter, metadata: metadata, placement: placement, configuration: configuration, now: request.now)
             let value = try self.value(
                 windows, rule: configuration.rule, framework: configuration.framework, metadata: metadata,
-                encounter: encounter.id, now: request.now)
+                encounter: encounter.id, now: request.now, platform: request.platform)
             outcomes.append((value, notifies(value, rule: configuration.rule)))
         }
         let reported = outcomes[outcomes.count - 1]
@@ -145,7 +145,7 @@ public enum ENEvaluator {
 
     static func value(
         _ windows: [Window], rule: ENNotificationRule, framework: ENExposureConfiguration, metadata: ENKeyMetadata,
-        encounter: String, now: Date
+        encounter: String, now: Date, platform: ENScoringPlatform
     ) throws(ENError) -> Double {
         switch rule {
         case .daySummary(let field, _):
@@ -161,7 +161,7 @@ public enum ENEvaluator {
                         diagnosisReportType: reportType, infectiousness: infectiousness,
                         scanInstances: wholeSecondScans(window.scans)))
             }
-            let days = ENScoringV2.daySummaries(for: scored, configuration: framework, now: now)
+            let days = ENScoringV2.daySummaries(for: scored, configuration: framework, now: now, platform: platform)
             return days.map { day in
                 switch field {
                 case .scoreSum: day.daySummary.scoreSum
@@ -174,10 +174,10 @@ public enum ENEvaluator {
                 throw missing("transmissionRiskLevel", encounter, rule: rule)
             }
             let exposures = version1Exposures(windows, transmissionRiskLevel: level, metadata: metadata)
-            return version1Value(exposures, rule: rule, framework: framework, now: now)
+            return version1Value(exposures, rule: rule, framework: framework, now: now, platform: platform)
         case .cwaExposureWindows(let parameters):
             return try CWARiskCalculation.maximumDayNormalizedTime(
-                windows, parameters: parameters, encounter: encounter, rule: rule, now: now)
+                windows, parameters: parameters, encounter: encounter, rule: rule, now: now, platform: platform)
         }
     }
 
@@ -212,20 +212,25 @@ public enum ENEvaluator {
         }
     }
 
+    /// The V1 rules' values. Android (Google's `ExposureSummary`): `maximumRiskScore` is the uncapped score
+    /// (the summary's full-range maximum there), and the durations are unrounded minutes capped at 30.
     static func version1Value(
-        _ exposures: [ENScoringV1.Exposure], rule: ENNotificationRule, framework: ENExposureConfiguration, now: Date
+        _ exposures: [ENScoringV1.Exposure], rule: ENNotificationRule, framework: ENExposureConfiguration, now: Date,
+        platform: ENScoringPlatform
     ) -> Double {
         switch rule {
         case .maximumRiskScore:
-            return Double(ENScoringV1.evaluate(exposures, configuration: framework, now: now).summary.maximumRiskScore)
+            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform).summary
+            return platform == .apple ? Double(summary.maximumRiskScore) : summary.maximumRiskScoreFullRange
         case .weightedAttenuationDurations(let weights, _):
             return exposures.map { exposure in
-                let durations = ENScoringV1.evaluate([exposure], configuration: framework, now: now).summary
-                    .attenuationDurations
+                let durations = ENScoringV1.evaluate([exposure], configuration: framework, now: now, platform: platform)
+                    .summary.attenuationDurations
                 return zip(durations, weights).reduce(0.0) { $0 + $1.0 / 60 * $1.1 }
             }.max() ?? 0
         case .cwaV1(let weights, let divisor, let offset, _):
-            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now).summary
+            // Apple: the iOS app's maximumRiskScoreFullRange; Android: the app's maximumRiskScore, uncapped there.
+            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform).summary
             let minutes = zip(summary.attenuationDurations, weights).reduce(0.0) { $0 + min($1.0 / 60, 30) * $1.1 }
             let risk = summary.maximumRiskScoreFullRange / divisor * (minutes + offset)
             return (risk * 100).rounded(.toNearestOrAwayFromZero) / 100

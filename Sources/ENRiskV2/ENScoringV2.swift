@@ -126,10 +126,13 @@ public enum ENScoringV2 {
     ///
     /// Per day and report type: the highest score, the score sum and the weighted-duration sum; the day item takes
     /// the highest score of all types and the sums of all types. Every value is then rounded up to a whole minute
-    /// (Apple; Google does not round). Days without a scored window are absent, and so are the per-type items of
-    /// types without one.
+    /// (Apple). Days without a scored window are absent, and so are the per-type items of types without one.
+    ///
+    /// With `platform` `.android` the values are not rounded (Google's `DailySummaryUtils` keeps the doubles); the
+    /// windows are scored the same way on both platforms.
     public static func daySummaries(
-        for windows: [ENExposureWindow], configuration: ENExposureConfiguration, now: Date
+        for windows: [ENExposureWindow], configuration: ENExposureConfiguration, now: Date,
+        platform: ENScoringPlatform = .apple
     ) -> [ENExposureDaySummary] {
         var days: [Int64: DayAccumulator] = [:]
         for window in windows {
@@ -138,7 +141,8 @@ public enum ENScoringV2 {
             days[day, default: DayAccumulator()].add(score)
         }
         return days.keys.sorted().map { day in
-            days[day]!.summary(date: Date(timeIntervalSince1970: Double(day) * UTCDay.seconds))
+            days[day]!.summary(
+                date: Date(timeIntervalSince1970: Double(day) * UTCDay.seconds), roundsUp: platform == .apple)
         }
     }
 
@@ -158,11 +162,12 @@ private struct DayAccumulator {
         byType[score.reportType, default: ItemAccumulator()].add(score)
     }
 
-    func summary(date: Date) -> ENExposureDaySummary {
+    func summary(date: Date, roundsUp: Bool) -> ENExposureDaySummary {
         ENExposureDaySummary(
-            date: date, daySummary: total.item, confirmedTestSummary: byType[.confirmedTest]?.item,
-            confirmedClinicalDiagnosisSummary: byType[.confirmedClinicalDiagnosis]?.item,
-            recursiveSummary: byType[.recursive]?.item, selfReportedSummary: byType[.selfReported]?.item)
+            date: date, daySummary: total.item(roundsUp), confirmedTestSummary: byType[.confirmedTest]?.item(roundsUp),
+            confirmedClinicalDiagnosisSummary: byType[.confirmedClinicalDiagnosis]?.item(roundsUp),
+            recursiveSummary: byType[.recursive]?.item(roundsUp),
+            selfReportedSummary: byType[.selfReported]?.item(roundsUp))
     }
 }
 
@@ -178,8 +183,12 @@ private struct ItemAccumulator {
         weightedDurationSum += score.weightedDuration
     }
 
-    var item: ENExposureSummaryItem {
-        ENExposureSummaryItem(
+    func item(_ roundsUp: Bool) -> ENExposureSummaryItem {
+        guard roundsUp else {
+            return ENExposureSummaryItem(
+                maximumScore: maximumScore, scoreSum: scoreSum, weightedDurationSum: weightedDurationSum)
+        }
+        return ENExposureSummaryItem(
             maximumScore: ENExposureSummaryItem.roundedUpToMinute(maximumScore),
             scoreSum: ENExposureSummaryItem.roundedUpToMinute(scoreSum),
             weightedDurationSum: ENExposureSummaryItem.roundedUpToMinute(weightedDurationSum))

@@ -19,9 +19,16 @@ struct EvaluateCommand: ParsableCommand {
             """
     )
 
-    /// The platform whose scoring is reproduced.
+    /// The platform whose scoring is reproduced (`ENScoringPlatform`).
     enum Platform: String, ExpressibleByArgument, CaseIterable {
         case apple, android
+
+        var scoring: ENScoringPlatform {
+            switch self {
+            case .apple: .apple
+            case .android: .android
+            }
+        }
     }
 
     @Option(help: "The labelled encounters file.")
@@ -70,9 +77,6 @@ struct EvaluateCommand: ParsableCommand {
 
     func run() throws {
         guard !config.isEmpty else { throw EntoolFailure.badInput("give at least one --config") }
-        guard platform == .apple else {
-            throw EntoolFailure.badInput("--platform android is not implemented yet; only apple scoring is available")
-        }
         guard contactWithin >= 0, contactWithin.isFinite else {
             throw EntoolFailure.badInput("--contact-within must be at least 0")
         }
@@ -93,7 +97,7 @@ struct EvaluateCommand: ParsableCommand {
         let request = ENEvaluationRequest(
             contactRule: ENContactRule(
                 withinMeters: contactWithin, exclusive: contactExclusive, minutes: contactMinutes),
-            defaults: defaults, now: date)
+            defaults: defaults, now: date, platform: platform.scoring)
         let set = try ENLabelledEncounterSet(jsonData: readInputFile(encounters, what: "encounters"))
         var configurations: [ENEvaluationConfiguration] = []
         for path in config {
