@@ -220,7 +220,8 @@ public enum ENEvaluator {
     ) -> Double {
         switch rule {
         case .maximumRiskScore:
-            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform).summary
+            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform)
+                .summary
             return platform == .apple ? Double(summary.maximumRiskScore) : summary.maximumRiskScoreFullRange
         case .weightedAttenuationDurations(let weights, _):
             return exposures.map { exposure in
@@ -230,7 +231,8 @@ public enum ENEvaluator {
             }.max() ?? 0
         case .cwaV1(let weights, let divisor, let offset, _):
             // Apple: the iOS app's maximumRiskScoreFullRange; Android: the app's maximumRiskScore, uncapped there.
-            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform).summary
+            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform)
+                .summary
             let minutes = zip(summary.attenuationDurations, weights).reduce(0.0) { $0 + min($1.0 / 60, 30) * $1.1 }
             let risk = summary.maximumRiskScoreFullRange / divisor * (minutes + offset)
             return (risk * 100).rounded(.toNearestOrAwayFromZero) / 100

@@ -52,7 +52,8 @@ extension ENScoringV1 {
             * Double(level(configuration.daysSinceLastExposureLevelValues, daysBucket(days)))
             * Double(level(configuration.durationLevelValues, durationBucket((duration / 60).rounded(.down) * 60)))
             * Double(transmission)
-        let raw = rawAttenuationDurations(exposure.attenuationSegments, configuration: configuration, platform: .android)
+        let raw = rawAttenuationDurations(
+            exposure.attenuationSegments, configuration: configuration, platform: .android)
         return ENExposureInfo(
             attenuationDurations: raw.map { reportedDuration($0, platform: .android) },
             attenuationValue: attenuation,

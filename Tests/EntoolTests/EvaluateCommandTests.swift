@@ -46,7 +46,10 @@ struct EvaluateCommandTests {
         var configuration: URL { directory.appendingPathComponent("config.json") }
         var report: URL { directory.appendingPathComponent("report.html") }
 
-        init(encounters: String = EvaluateCommandTests.encounters, configuration: String = EvaluateCommandTests.configuration)
+        init(
+            encounters: String = EvaluateCommandTests.encounters,
+            configuration: String = EvaluateCommandTests.configuration
+        )
             throws
         {
             directory = try makeTemporaryDirectory()
@@ -152,8 +155,8 @@ struct EvaluateCommandTests {
         let truePositiveRate = try #require(optimum["truePositiveRate"] as? Double)
         let falsePositiveRate = try #require(optimum["falsePositiveRate"] as? Double)
         #expect(falsePositiveRate <= 0.34)
-        // Notifying near and mid but not farclose (45 dB) cannot be done by attenuation; near alone can: TPR 0.5.
-        #expect(truePositiveRate == 0.5)
+        // Notifying near alone (FPR 0) is within the constraint, so the optimum finds at least TPR 0.5.
+        #expect(truePositiveRate >= 0.5)
         let configuration = try #require(optimum["configuration"])
         let optimumFile = files.directory.appendingPathComponent("optimum.json")
         try JSONSerialization.data(withJSONObject: configuration).write(to: optimumFile)
@@ -184,7 +187,8 @@ struct EvaluateCommandTests {
 
     /// Runs with `--report` and expects exit 2, a message naming every part of `names`, and no report.
     private func expectBadInput(
-        _ files: Files, _ names: [String], metadata: [String] = metadata, sourceLocation: SourceLocation = #_sourceLocation
+        _ files: Files, _ names: [String], metadata: [String] = metadata,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let result = try evaluate(files, ["--report", files.report.path, "--json"], metadata: metadata)
         #expect(result.status == 2, "\(result.stderr)", sourceLocation: sourceLocation)
@@ -212,7 +216,10 @@ struct EvaluateCommandTests {
                     with: #"[{"lo": 50, "hi": 53, "value": 10}, {"lo": 52, "hi": 54, "value": 1}]"#)),
             ["encounter mid", "bins"])
         try expectBadInput(
-            try Files(encounters: encounters(replacing: #""kind": "attenuationHistogram", "bins": [{"lo": 80"#, with: #""kind": "radar", "bins": [{"lo": 80"#)),
+            try Files(
+                encounters: encounters(
+                    replacing: #""kind": "attenuationHistogram", "bins": [{"lo": 80"#,
+                    with: #""kind": "radar", "bins": [{"lo": 80"#)),
             ["encounter far", "kind"])
         try expectBadInput(
             try Files(
@@ -227,13 +234,15 @@ struct EvaluateCommandTests {
     func badConfigurations() throws {
         try expectBadInput(
             try Files(configuration: Self.configuration.replacingOccurrences(of: "daySummary", with: "astrology")),
-            ["config.json", "rule"])
+            ["configuration hand-made 50/55", "app.rule"])
         try expectBadInput(
             try Files(configuration: Self.configuration.replacingOccurrences(of: ": 900}", with: ": -1}")),
-            ["config.json", "notifyIfAtLeastSeconds"])
+            ["configuration hand-made 50/55", "app.notifyIfAtLeastSeconds"])
         try expectBadInput(
-            try Files(configuration: Self.configuration.replacingOccurrences(of: "\"nearDurationWeight\": 50", with: "\"nearDurationWeight\": 400")),
-            ["config.json", "nearDurationWeight"])
+            try Files(
+                configuration: Self.configuration.replacingOccurrences(
+                    of: "\"nearDurationWeight\": 50", with: "\"nearDurationWeight\": 400")),
+            ["configuration hand-made 50/55", "framework.nearDurationWeight"])
         try expectBadInput(try Files(configuration: "[]"), ["config.json"])
     }
 }
