@@ -73,6 +73,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Write a self-contained HTML report to this file.")
     var report: String?
 
+    @Option(help: "Seeds the simulator's scan model that samples rssiSeries observations (default 1).")
+    var seed: UInt64 = 1
+
     @OptionGroup var output: OutputOptions
 
     func run() throws {
@@ -98,7 +101,8 @@ struct EvaluateCommand: ParsableCommand {
             contactRule: ENContactRule(
                 withinMeters: contactWithin, exclusive: contactExclusive, minutes: contactMinutes),
             defaults: defaults, now: date, platform: platform.scoring)
-        let set = try ENLabelledEncounterSet(jsonData: readInputFile(encounters, what: "encounters"))
+        let set = try ENLabelledEncounterSet(
+            jsonData: readInputFile(encounters, what: "encounters"), scanModel: .simulator(seed: seed))
         var configurations: [ENEvaluationConfiguration] = []
         for path in config {
             let file = URL(fileURLWithPath: path).lastPathComponent
