@@ -12,16 +12,18 @@ private func exposure(trl: ENRiskLevel = 1, _ segments: [(ENAttenuation, TimeInt
         attenuationSegments: segments.map { ENScoringV1.AttenuationSegment(attenuation: $0.0, duration: $0.1) })
 }
 
-/// Level tables that are all 1, so a score isolates the table under test.
-private func ones() -> ENExposureConfiguration {
+/// Every level table filled with `value` (1: a score isolates the table under test).
+private func uniform(_ value: ENRiskLevelValue) -> ENExposureConfiguration {
     var configuration = ENExposureConfiguration()
-    let ones: [ENRiskLevelValue] = Array(repeating: 1, count: 8)
-    configuration.attenuationLevelValues = ones
-    configuration.daysSinceLastExposureLevelValues = ones
-    configuration.durationLevelValues = ones
-    configuration.transmissionRiskLevelValues = ones
+    let values = [ENRiskLevelValue](repeating: value, count: 8)
+    configuration.attenuationLevelValues = values
+    configuration.daysSinceLastExposureLevelValues = values
+    configuration.durationLevelValues = values
+    configuration.transmissionRiskLevelValues = values
     return configuration
 }
+
+private func ones() -> ENExposureConfiguration { uniform(1) }
 
 /// Google's V1 scoring (`KeyExposureEvaluator`, `RiskScoreCalculator` in google/exposure-notifications-internals),
 /// each difference from Apple on a case computed by hand.
@@ -88,12 +90,7 @@ struct AndroidScoringTests {
 
     @Test("Score: the product of four level values, unweighted and uncapped")
     func uncapped() {
-        var configuration = ENExposureConfiguration()
-        let eights: [ENRiskLevelValue] = Array(repeating: 8, count: 8)
-        configuration.attenuationLevelValues = eights
-        configuration.daysSinceLastExposureLevelValues = eights
-        configuration.durationLevelValues = eights
-        configuration.transmissionRiskLevelValues = eights
+        var configuration = uniform(8)
         configuration.attenuationWeight = 0.5
         let item = exposure(trl: 3, [(40, 600)])
         let apple = ENScoringV1.exposureInfo(for: item, configuration: configuration, now: day)
