@@ -68,12 +68,13 @@ let evaluationBenchmarkSuite = BenchmarkSuite(name: "evaluation") { context, rep
     var aucSum = 0.0
     var failed = false
     let elapsed = clock.measure {
-        for configuration in configurations {
-            guard let result = try? ENEvaluator.evaluate(encounters, configuration: configuration, request: request)
-            else {
-                failed = true
-                return
-            }
+        guard
+            let results = try? ENEvaluator.evaluate(encounters, configurations: configurations, request: request)
+        else {
+            failed = true
+            return
+        }
+        for result in results {
             notified += result.metrics.notified
             aucSum += ENThresholdSweep(result.decisions).areaUnderCurve ?? 0
         }

@@ -113,10 +113,7 @@ struct EvaluateCommand: ParsableCommand {
             }
             configurations.append(configuration)
         }
-        var results: [ENEvaluator.Result] = []
-        for configuration in configurations {
-            results.append(try ENEvaluator.evaluate(set.encounters, configuration: configuration, request: request))
-        }
+        let results = try ENEvaluator.evaluate(set.encounters, configurations: configurations, request: request)
         let sweeps = sweep ? results.map { ENThresholdSweep($0.decisions) } : []
         var optimum: ENConfigurationSearch.Optimum?
         if let optimize {
