@@ -138,9 +138,9 @@ import Testing
         let sampleConfiguration = try await withCheckedThrowingContinuation { continuation in
             Server.shared.getExposureConfiguration { continuation.resume(with: $0) }
         }
-        #expect(sampleConfiguration.infectiousnessForDaysSinceOnsetOfSymptoms.isEmpty)
+        #expect(sampleConfiguration.infectiousnessByDaysSinceOnsetOfSymptoms.isEmpty)
         var configuration = sampleConfiguration
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = Dictionary(
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms = Dictionary(
             uniqueKeysWithValues: (-14...14).map { ($0, ENInfectiousness.standard) }
         )
         .merging([ENDaysSinceOnsetOfSymptomsUnknown: .standard]) { $1 }
