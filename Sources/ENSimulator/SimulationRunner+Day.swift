@@ -66,19 +66,20 @@ extension SimulationRunner {
                 let published = try await server.publish()
                 checkpoint.report.filesPublished += published.count
                 onEvent(.published(files: published.map(\.name), elapsed: ContinuousClock.now - publishStart))
+                // Each phone launches its app for the periodic run; the app's activity handler downloads the
+                // files published since its last index and detects.
                 for device in devices {
                     let index = position[device.script.name]!
                     let detectStart = ContinuousClock.now
-                    let next = checkpoint.nextFileIndex[device.script.name] ?? 0
-                    let files = try await server.files(startingAt: next)
-                    try await detect(
-                        device, files: files, day: day, report: &checkpoint.report.devices[index])
-                    if let last = files.last { checkpoint.nextFileIndex[device.script.name] = last.index + 1 }
-                    let outcome = checkpoint.report.devices[index]
+                    let run = try await periodicRun(
+                        of: device, day: day, server: server, report: checkpoint.report.devices[index],
+                        nextFileIndex: checkpoint.nextFileIndex[device.script.name] ?? 0)
+                    checkpoint.report.devices[index] = run.report
+                    checkpoint.nextFileIndex[device.script.name] = run.nextFileIndex
                     onEvent(
                         .detected(
-                            device: device.script.name, files: files.count, notified: outcome.notified,
-                            weightedMinutes: outcome.weightedMinutes, score: outcome.score,
+                            device: device.script.name, files: run.files, notified: run.report.notified,
+                            weightedMinutes: run.report.weightedMinutes, score: run.report.score,
                             elapsed: ContinuousClock.now - detectStart))
                 }
             }
@@ -86,6 +87,22 @@ extension SimulationRunner {
         scheduler.advance(to: midnight + 86_400 - 1)
         checkpoint.report.daysCompleted = day + 1
         onEvent(.dayFinished(day: day, days: scenario.days, elapsed: ContinuousClock.now - started))
+    }
+
+    /// Launches `device`'s app with `.periodicRun` through its launcher and returns what its handler did: download
+    /// the files from `nextFileIndex` on, detect, and update `report`.
+    private func periodicRun(
+        of device: SimulatedDevice, day: Int, server: ENKeyServer, report: ENSimulationReport.Device,
+        nextFileIndex: Int
+    ) async throws(ENError) -> SimulatedDetection {
+        try await device.app.launch(by: device.launcher, queue: device.manager.dispatchQueue) {
+            () async throws(ENError) -> SimulatedDetection in
+            let files = try await server.files(startingAt: nextFileIndex)
+            var report = report
+            try await self.detect(device, files: files, day: day, report: &report)
+            return SimulatedDetection(
+                report: report, nextFileIndex: files.last.map { $0.index + 1 } ?? nextFileIndex, files: files.count)
+        }
     }
 
     /// The keys a positive device releases, stamped as a health authority would: a confirmed test,

@@ -13,11 +13,13 @@ struct SimulationCheckpoint: Codable {
     var nextFileIndex: [String: Int]
 }
 
-/// One simulated phone for one stretch of the run.
+/// One simulated phone for one stretch of the run: its `ENManager`, radio, background launcher and app.
 struct SimulatedDevice {
     let script: ENScenario.Device
     let manager: ENManager
     let radio: ENEtherRadio
+    let launcher: DeviceLauncher
+    let app: SimulatedApp
     let downloads: URL
 }
 
@@ -199,17 +201,22 @@ final class SimulationRunner: Sendable {
         var devices: [SimulatedDevice] = []
         for script in scenario.devices {
             let radio = ether.radio(for: script.name, txPower: script.txPower, rssiCorrection: script.rssiCorrection)
+            // The phone launches the app once a day, when the simulation fires the launcher.
+            let launcher = DeviceLauncher()
             let environment = ENEnvironment(
                 consent: ENFixedConsent(true), radio: radio, clock: clock, storeLocation: location(script.name),
                 trustedKeys: [trustedKey], region: Self.region,
-                apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: scheduler)
+                apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: launcher,
+                limits: ENLimits(periodicRunInterval: 86_400))
             let manager = ENManager(environment: environment)
             manager.dispatchQueue = DispatchQueue(label: "ENSimulation.\(script.name)")
+            let app = SimulatedApp(name: script.name)
+            manager.activityHandler = { flags in app.activity(flags) }
             try await manager.activate()
             if !manager.exposureNotificationEnabled { try await manager.setExposureNotificationEnabled(true) }
             devices.append(
                 SimulatedDevice(
-                    script: script, manager: manager, radio: radio,
+                    script: script, manager: manager, radio: radio, launcher: launcher, app: app,
                     downloads: scratch.appendingPathComponent(script.name)))
         }
         return devices
