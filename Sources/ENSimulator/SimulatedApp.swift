@@ -14,12 +14,14 @@ final class SimulatedApp: Sendable {
     typealias Work = @Sendable () async throws(ENError) -> SimulatedDetection
 
     private struct Pending {
+        let launch: UInt64
         let work: Work
         let continuation: CheckedContinuation<Result<SimulatedDetection, ENError>, Never>
     }
 
     let name: String
     private let pending = Mutex<Pending?>(nil)
+    private let launches = Atomic<UInt64>(0)
 
     init(name: String) { self.name = name }
 
@@ -43,14 +45,19 @@ final class SimulatedApp: Sendable {
         by launcher: DeviceLauncher, queue: DispatchQueue, doing work: @escaping Work
     ) async throws(ENError) -> SimulatedDetection {
         let name = name
+        let launch = launches.add(1, ordering: .relaxed).newValue
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<SimulatedDetection, ENError>, Never>) in
-            pending.withLock { $0 = Pending(work: work, continuation: continuation) }
+            pending.withLock { $0 = Pending(launch: launch, work: work, continuation: continuation) }
             launcher.fire()
             // The manager delivers the handler on its serial queue: once the queue has passed it, a launch that
-            // did not happen leaves the work pending.
+            // did not happen leaves this launch's work pending (a later launch's work is not this one's to fail).
             queue.async { [self] in
-                guard let missed = pending.withLock({ $0.take() }) else { return }
+                let missed = pending.withLock { pending -> Pending? in
+                    guard pending?.launch == launch else { return nil }
+                    return pending.take()
+                }
+                guard let missed else { return }
                 missed.continuation.resume(
                     returning: .failure(
                         ENError(.internal, "the phone of \(name) did not launch the app's periodic run")))
