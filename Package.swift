@@ -154,7 +154,7 @@ let package = Package(
             name: "SampleAppTests",
             dependencies: [
                 "SampleAppExample", "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto",
-                "ENExportFormat", "ENKeyServer", "ENStore", "ENTestSupport",
+                "ENExportFormat", "ENKeyServer", "ENSimulator", "ENStore", "ENTestSupport",
             ]
         ),
         .testTarget(

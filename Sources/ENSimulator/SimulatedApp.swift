@@ -42,7 +42,7 @@ final class SimulatedApp: Sendable {
     /// - Throws: the work's error; `internal` when the phone did not launch the app (no periodic run registered,
     ///   Exposure Notification off, or no activity handler).
     func launch(
-        by launcher: DeviceLauncher, queue: DispatchQueue, doing work: @escaping Work
+        by launcher: ENManualScheduler, queue: DispatchQueue, doing work: @escaping Work
     ) async throws(ENError) -> SimulatedDetection {
         let name = name
         let launch = launches.add(1, ordering: .relaxed).newValue

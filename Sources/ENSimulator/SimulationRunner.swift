@@ -18,7 +18,7 @@ struct SimulatedDevice: Sendable {
     let script: ENScenario.Device
     let manager: ENManager
     let radio: ENEtherRadio
-    let launcher: DeviceLauncher
+    let launcher: ENManualScheduler
     let app: SimulatedApp
 }
 
@@ -234,7 +234,7 @@ final class SimulationRunner: Sendable {
         for script in scenario.devices {
             let radio = ether.radio(for: script.name, txPower: script.txPower, rssiCorrection: script.rssiCorrection)
             // The phone launches the app once a day, when the simulation fires the launcher.
-            let launcher = DeviceLauncher()
+            let launcher = ENManualScheduler()
             let environment = ENEnvironment(
                 consent: ENFixedConsent(true), radio: radio, clock: clock, storeLocation: location(script.name),
                 trustedKeys: [trustedKey], region: Self.region,

@@ -11,7 +11,7 @@ import Testing
 struct PeriodicRunTests {
     /// An enabled manager whose scheduler is `launcher`, with `app` as its activity handler unless `handler` is
     /// false.
-    func phone(launcher: DeviceLauncher, app: SimulatedApp, handler: Bool = true) async throws -> ENManager {
+    func phone(launcher: ENManualScheduler, app: SimulatedApp, handler: Bool = true) async throws -> ENManager {
         let manager = ENManager(
             environment: ENEnvironment(
                 consent: ENFixedConsent(true), radio: ENEther().radio(for: app.name),
@@ -30,7 +30,7 @@ struct PeriodicRunTests {
 
     @Test("the launcher fires the manager's periodic run; the handler runs the work handed over and returns it")
     func launchRunsTheWork() async throws {
-        let launcher = DeviceLauncher()
+        let launcher = ENManualScheduler()
         let app = SimulatedApp(name: "A")
         let manager = try await phone(launcher: launcher, app: app)
         defer { manager.invalidate() }
@@ -48,7 +48,7 @@ struct PeriodicRunTests {
 
     @Test("no launch without a handler, nor while Exposure Notification is off: an error, not a hang")
     func missedLaunches() async throws {
-        let launcher = DeviceLauncher()
+        let launcher = ENManualScheduler()
         let app = SimulatedApp(name: "B")
         let withoutHandler = try await phone(launcher: launcher, app: app, handler: false)
         await #expect(throws: ENError(.internal)) {
@@ -56,7 +56,7 @@ struct PeriodicRunTests {
         }
         withoutHandler.invalidate()
 
-        let otherLauncher = DeviceLauncher()
+        let otherLauncher = ENManualScheduler()
         let manager = try await phone(launcher: otherLauncher, app: app)
         defer { manager.invalidate() }
         try await manager.setExposureNotificationEnabled(false)

@@ -1,6 +1,7 @@
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENSimulator
 import ENStore
 import ENTestSupport
 import ExposureNotificationKit
@@ -36,7 +37,7 @@ import Testing
                 region: "310", signers: [ENExportSigner(signingKey: signingKey, keyID: "310", keyVersion: "v1")]),
             clock: { clock.now })
         let radio = SampleRadio()
-        let scheduler = SampleScheduler()
+        let scheduler = ENManualScheduler()
         let consent = YesConsent()
         ENEnvironment.default = ENEnvironment(
             consent: consent, radio: radio, clock: clock,
@@ -113,7 +114,7 @@ import Testing
         let otherClock = SampleClock(Self.start.addingTimeInterval(3 * 86_400))
         let other = ENManager(
             environment: ENEnvironment(
-                consent: YesConsent(), radio: otherRadio, clock: otherClock, scheduler: SampleScheduler()))
+                consent: YesConsent(), radio: otherRadio, clock: otherClock, scheduler: ENManualScheduler()))
         other.dispatchQueue = DispatchQueue(label: "other device")
         try await other.activate()
         try await other.setExposureNotificationEnabled(true)

@@ -28,29 +28,6 @@ final class SampleRadio: ENRadio {
     func hear(_ sighting: ENSighting) { state.withLock { $0.handler }?(sighting) }
 }
 
-/// A scheduler the test fires by hand (the OS's periodic launches).
-final class SampleScheduler: ENScheduler {
-    final class Job: ENScheduledTask {
-        let cancelled = Mutex(false)
-        let work: @Sendable () -> Void
-        init(_ work: @escaping @Sendable () -> Void) { self.work = work }
-        func cancel() { cancelled.withLock { $0 = true } }
-    }
-    private let jobs = Mutex<[Job]>([])
-    func schedule(every interval: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ENScheduledTask {
-        let job = Job(work)
-        jobs.withLock { $0.append(job) }
-        return job
-    }
-    /// Runs every job that is not cancelled; returns how many ran.
-    @discardableResult
-    func fire() -> Int {
-        let live = jobs.withLock { $0.filter { !$0.cancelled.withLock { $0 } } }
-        for job in live { job.work() }
-        return live.count
-    }
-}
-
 /// The sample's user says yes to every prompt; the prompts are counted.
 final class YesConsent: ENConsentProvider {
     let prompts = Mutex<[String]>([])
