@@ -45,7 +45,7 @@ enum DetectionBenchmark {
         let lastInterval = set.sightings.map(\.interval).max() ?? 0
         let now = Date(timeIntervalSince1970: Double(lastInterval / 144 * 144 + 72) * 600)
         var scoring = ENExposureConfiguration()
-        scoring.infectiousnessForDaysSinceOnsetOfSymptoms = Dictionary(
+        scoring.infectiousnessByDaysSinceOnsetOfSymptoms = Dictionary(
             uniqueKeysWithValues: (-14...14).map { ($0, ENInfectiousness.standard) }
                 + [(ENDaysSinceOnsetOfSymptomsUnknown, .standard)])
         let configuration = scoring

@@ -12,9 +12,9 @@ let riskBenchmarkSuite = BenchmarkSuite(name: "risk") { context, report in
     let keysPerDay = 24
     var configuration = ENExposureConfiguration()
     for day in -14...14 {
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms[day] = day.isMultiple(of: 3) ? .high : .standard
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms[day] = day.isMultiple(of: 3) ? .high : .standard
     }
-    configuration.infectiousnessForDaysSinceOnsetOfSymptoms[ENDaysSinceOnsetOfSymptomsUnknown] = .standard
+    configuration.infectiousnessByDaysSinceOnsetOfSymptoms[ENDaysSinceOnsetOfSymptomsUnknown] = .standard
     configuration.immediateDurationWeight = 150
     configuration.mediumDurationWeight = 50
     configuration.otherDurationWeight = 0

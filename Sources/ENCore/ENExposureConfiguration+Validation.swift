@@ -10,7 +10,8 @@ extension ENExposureConfiguration {
     ///   increase, so neither does this package);
     /// - the V2 duration, infectiousness and report-type weights are 0...250;
     /// - ``reportTypeNoneMap`` is not ``ENDiagnosisReportType/revoked``;
-    /// - ``infectiousnessForDaysSinceOnsetOfSymptoms`` keys are -14...14 or ``ENDaysSinceOnsetOfSymptomsUnknown``;
+    /// - ``infectiousnessForDaysSinceOnsetOfSymptoms`` keys are -14...14 or ``ENDaysSinceOnsetOfSymptomsUnknown``,
+    ///   and its values are ``ENInfectiousness`` raw values (0...2);
     /// - ``daysSinceLastExposureThreshold`` is not negative (Apple is silent; a negative threshold means nothing).
     public func validate() throws(ENError) {
         let levelTables: [(String, [ENRiskLevelValue])] = [
@@ -73,6 +74,14 @@ extension ENExposureConfiguration {
         where day != ENDaysSinceOnsetOfSymptomsUnknown && !ENTemporaryExposureKey.daysSinceOnsetRange.contains(day) {
             throw .badParameter(
                 "infectiousnessForDaysSinceOnsetOfSymptoms keys must be -14...14 or unknown, got \(day)",
+                context: .init(field: "infectiousnessForDaysSinceOnsetOfSymptoms"))
+        }
+        for (day, value) in infectiousnessForDaysSinceOnsetOfSymptoms.sorted(by: { $0.key < $1.key })
+        where UInt32(exactly: value).flatMap(ENInfectiousness.init(rawValue:)) == nil {
+            let dayName = day == ENDaysSinceOnsetOfSymptomsUnknown ? "unknown" : String(day)
+            throw .badParameter(
+                "infectiousnessForDaysSinceOnsetOfSymptoms[\(dayName)] must be 0 (none), 1 (standard) or 2 (high), "
+                    + "got \(value)",
                 context: .init(field: "infectiousnessForDaysSinceOnsetOfSymptoms"))
         }
         guard daysSinceLastExposureThreshold >= 0 else {

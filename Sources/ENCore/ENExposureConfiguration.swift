@@ -13,7 +13,7 @@
 /// ```swift
 /// var configuration = ENExposureConfiguration()
 /// configuration.immediateDurationWeight = 150
-/// configuration.infectiousnessForDaysSinceOnsetOfSymptoms = [0: .high, ENDaysSinceOnsetOfSymptomsUnknown: .standard]
+/// configuration.infectiousnessByDaysSinceOnsetOfSymptoms = [0: .high, ENDaysSinceOnsetOfSymptomsUnknown: .standard]
 /// try configuration.validate()
 /// ```
 public struct ENExposureConfiguration: Hashable, Sendable {
@@ -74,10 +74,14 @@ public struct ENExposureConfiguration: Hashable, Sendable {
     /// The weight, in percent 0...250, of time at attenuation above the last threshold; default 100.
     public var otherDurationWeight: Double
 
-    /// The infectiousness of a key from its days since onset of symptoms (-14...14, or
-    /// ``ENDaysSinceOnsetOfSymptomsUnknown``). Days that are not in the map are ``ENInfectiousness/none``, and
-    /// windows with infectiousness none are not scored. Default empty: version 2 scoring needs it configured.
-    public var infectiousnessForDaysSinceOnsetOfSymptoms: [Int: ENInfectiousness]
+    /// The infectiousness of a key from its days since onset of symptoms, in Apple's shape: keys are days
+    /// (-14...14, or ``ENDaysSinceOnsetOfSymptomsUnknown``), values are ``ENInfectiousness`` raw values (0 none,
+    /// 1 standard, 2 high), as Apple's `[NSNumber: NSNumber]` holds them. Days that are not in the map are
+    /// ``ENInfectiousness/none``, and windows with infectiousness none are not scored. Default empty: version 2
+    /// scoring needs it configured. ``validate()`` refuses a value that is not an infectiousness.
+    ///
+    /// ``infectiousnessByDaysSinceOnsetOfSymptoms`` is the same map with typed values.
+    public var infectiousnessForDaysSinceOnsetOfSymptoms: [Int: Int]
     /// The weight, in percent 0...250, of windows with standard infectiousness; default 100.
     public var infectiousnessStandardWeight: Double
     /// The weight, in percent 0...250, of windows with high infectiousness; default 100.
@@ -105,8 +109,9 @@ public struct ENExposureConfiguration: Hashable, Sendable {
 
     // MARK: Both
 
-    /// Free-form values the app attaches to the configuration. Apple's framework ignores them. Default nil.
-    public var metadata: [String: ENMetadataValue]?
+    /// Free-form values the app attaches to the configuration, as JSON values. Apple's framework ignores them.
+    /// Default nil. ``metadata`` is the same dictionary in Apple's shape, `[AnyHashable: Any]?`.
+    public var metadataValues: [String: ENMetadataValue]?
 
     /// Creates a configuration with Apple's defaults.
     public init() {
@@ -135,7 +140,7 @@ public struct ENExposureConfiguration: Hashable, Sendable {
         reportTypeRecursiveWeight = ENRiskWeightDefaultV2
         reportTypeNoneMap = .confirmedTest
         daysSinceLastExposureThreshold = 0
-        metadata = nil
+        metadataValues = nil
     }
 
     /// Apple's default attenuation thresholds, `[50, 70, 90]` dB (Apple's header and documentation; Apple's 2020

@@ -1,4 +1,5 @@
-/// A JSON value: what ``ENExposureConfiguration/metadata`` holds in place of Apple's `[AnyHashable: Any]`.
+/// A JSON value: what ``ENExposureConfiguration/metadataValues`` holds, and ``ENExposureConfiguration/metadata`` shows as
+/// Apple's `[AnyHashable: Any]`.
 ///
 /// Apple's framework ignores metadata; apps use it to carry their own settings along with a configuration.
 /// The type round-trips any JSON value through `Codable`.

@@ -218,7 +218,7 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
         }
         var neutral = ENExposureConfiguration()
         neutral.reportTypeNoneMap = .confirmedTest
-        neutral.infectiousnessForDaysSinceOnsetOfSymptoms = [ENDaysSinceOnsetOfSymptomsUnknown: .standard]
+        neutral.infectiousnessByDaysSinceOnsetOfSymptoms = [ENDaysSinceOnsetOfSymptomsUnknown: .standard]
         let match = ENKeyMatch(key: ENTemporaryExposureKey(), sightings: sightings)
         return ENScoringV2.exposureWindows(from: match, configuration: neutral).map {
             ENObservedWindow(

@@ -268,7 +268,7 @@ public struct ENScenario: Hashable, Sendable, Codable {
     /// version 1 level values rising with risk.
     public static var defaultConfiguration: ENExposureConfiguration {
         var configuration = ENExposureConfiguration()
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = Dictionary(
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms = Dictionary(
             uniqueKeysWithValues: ((-14...14).map { ($0, ENInfectiousness.standard) })
                 + [(ENDaysSinceOnsetOfSymptomsUnknown, .standard)])
         configuration.attenuationDurationThresholds = [55, 63, 70]

@@ -20,7 +20,7 @@ struct ExposureConfigurationTests {
         #expect(configuration.infectiousnessHighWeight == 100)
         #expect(configuration.reportTypeRecursiveWeight == 100)
         #expect(configuration.reportTypeNoneMap == .confirmedTest)
-        #expect(configuration.infectiousnessForDaysSinceOnsetOfSymptoms.isEmpty)
+        #expect(configuration.infectiousnessByDaysSinceOnsetOfSymptoms.isEmpty)
         #expect(configuration.minimumRiskScore == 0)
         #expect(configuration.minimumRiskScoreFullRange == 0)
         #expect(configuration.daysSinceLastExposureThreshold == 0)
@@ -36,11 +36,11 @@ struct ExposureConfigurationTests {
         #expect(configuration.nearDurationWeight == 100)
         #expect(configuration.mediumDurationWeight == 100)
         #expect(configuration.otherDurationWeight == 100)
-        #expect(configuration.infectiousnessForDaysSinceOnsetOfSymptoms.count == 30)
-        #expect(configuration.infectiousnessForDaysSinceOnsetOfSymptoms[ENDaysSinceOnsetOfSymptomsUnknown] == .standard)
-        #expect(configuration.infectiousnessForDaysSinceOnsetOfSymptoms[-14] == .standard)
-        #expect(configuration.infectiousnessForDaysSinceOnsetOfSymptoms[14] == .standard)
-        #expect(configuration.infectiousnessForDaysSinceOnsetOfSymptoms[15] == nil)
+        #expect(configuration.infectiousnessByDaysSinceOnsetOfSymptoms.count == 30)
+        #expect(configuration.infectiousnessByDaysSinceOnsetOfSymptoms[ENDaysSinceOnsetOfSymptomsUnknown] == .standard)
+        #expect(configuration.infectiousnessByDaysSinceOnsetOfSymptoms[-14] == .standard)
+        #expect(configuration.infectiousnessByDaysSinceOnsetOfSymptoms[14] == .standard)
+        #expect(configuration.infectiousnessByDaysSinceOnsetOfSymptoms[15] == nil)
         #expect(configuration.infectiousnessStandardWeight == 100)
         #expect(configuration.reportTypeConfirmedClinicalDiagnosisWeight == 100)
         #expect(configuration.reportTypeNoneMap == .confirmedTest)
@@ -82,7 +82,7 @@ struct ExposureConfigurationTests {
         ])
     func roundTrip(name: String) throws {
         var configuration = try ENExposureConfiguration(jsonData: Fixtures.data("risk/\(name).json"))
-        configuration.metadata = ["region": .string("US"), "thresholds": .array([.number(50), .number(70)])]
+        configuration.metadataValues = ["region": .string("US"), "thresholds": .array([.number(50), .number(70)])]
         let data = try JSONEncoder().encode(configuration)
         #expect(try ENExposureConfiguration(jsonData: data) == configuration)
         let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -180,7 +180,7 @@ struct ExposureConfigurationTests {
         configuration.reportTypeNoneMap = .revoked
         #expect(throws: ENError.self) { try configuration.validate() }
         configuration = ENExposureConfiguration()
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms[-15] = .high
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms[-15] = .high
         #expect(throws: ENError.self) { try configuration.validate() }
         configuration = ENExposureConfiguration()
         configuration.attenuationDurationThresholds = [90, 70, 50]  // iOS accepts thresholds that do not increase

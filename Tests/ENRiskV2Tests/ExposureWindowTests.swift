@@ -56,7 +56,7 @@ struct ExposureWindowTests {
     @Test("Window fields: UTC date of the first scan, mapped report type, infectiousness, variant")
     func windowFields() {
         var configuration = ENExposureConfiguration()
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = [
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms = [
             2: .high, ENDaysSinceOnsetOfSymptomsUnknown: .standard,
         ]
         configuration.reportTypeNoneMap = .selfReported
@@ -82,7 +82,7 @@ struct ExposureWindowTests {
     @Test("Revoked keys, infectiousness none and unmapped report types give no window")
     func noWindows() {
         var configuration = ENExposureConfiguration()
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = [0: .standard]
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms = [0: .standard]
         let sightings = [sighting(at: day0, rssi: -50)]
         #expect(
             ENScoringV2.exposureWindows(

@@ -40,7 +40,7 @@ func window(
 /// A configuration that scores every day since onset as standard infectiousness.
 func standardConfiguration() -> ENExposureConfiguration {
     var configuration = ENExposureConfiguration()
-    for day in -14...14 { configuration.infectiousnessForDaysSinceOnsetOfSymptoms[day] = .standard }
-    configuration.infectiousnessForDaysSinceOnsetOfSymptoms[ENDaysSinceOnsetOfSymptomsUnknown] = .standard
+    for day in -14...14 { configuration.infectiousnessByDaysSinceOnsetOfSymptoms[day] = .standard }
+    configuration.infectiousnessByDaysSinceOnsetOfSymptoms[ENDaysSinceOnsetOfSymptomsUnknown] = .standard
     return configuration
 }

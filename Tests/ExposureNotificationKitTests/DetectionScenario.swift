@@ -127,7 +127,7 @@ struct DetectionScenario {
     /// bucket (`(50, 70]` dB) counts half; version 1 level values 1...8 (so scores differ by bucket).
     static var configuration: ENExposureConfiguration {
         var configuration = ENExposureConfiguration()
-        configuration.infectiousnessForDaysSinceOnsetOfSymptoms = Dictionary(
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms = Dictionary(
             uniqueKeysWithValues: ((-14...14).map { ($0, ENInfectiousness.standard) })
                 + [(ENDaysSinceOnsetOfSymptomsUnknown, .standard)])
         configuration.nearDurationWeight = 50
