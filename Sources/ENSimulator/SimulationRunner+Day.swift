@@ -159,6 +159,21 @@ extension SimulationRunner {
         }
     }
 
+    /// `results` in an order that depends on their values only: by date, then by their JSON encoding. The
+    /// framework returns windows and infos in no documented order, and it may differ between runs of the same
+    /// scenario; the report must not.
+    static func canonicalOrder<Result: Encodable>(_ results: [Result], date: KeyPath<Result, Date>) -> [Result] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return results.map { ($0, (try? encoder.encode($0)) ?? Data()) }
+            .sorted { first, second in
+                let (firstDate, secondDate) = (first.0[keyPath: date], second.0[keyPath: date])
+                if firstDate != secondDate { return firstDate < secondDate }
+                return first.1.lexicographicallyPrecedes(second.1)
+            }
+            .map(\.0)
+    }
+
     /// The keys a positive device releases, stamped as a health authority would: a confirmed test,
     /// transmission risk level 4 and the days since symptom onset of each key's day.
     private func sharedKeys(
@@ -205,13 +220,14 @@ extension SimulationRunner {
         if device.script.apiVersion == 1 {
             let infos = try await device.manager.getExposureInfo(
                 summary: summary, userExplanation: "You were near someone who tested positive.")
-            report.exposureInfo = infos
+            report.exposureInfo = Self.canonicalOrder(infos, date: \.date)
             report.windows = []
             report.score = Double(summary.maximumRiskScore)
             report.weightedMinutes = summary.attenuationDurations.prefix(2).reduce(0, +) / 60
             notified = !infos.isEmpty && summary.maximumRiskScore >= max(1, configuration.minimumRiskScore)
         } else {
-            report.windows = try await device.manager.getExposureWindows(summary: summary)
+            report.windows = Self.canonicalOrder(
+                try await device.manager.getExposureWindows(summary: summary), date: \.date)
             report.exposureInfo = []
             report.weightedMinutes = (summary.daySummaries.map(\.daySummary.weightedDurationSum).max() ?? 0) / 60
             report.score = summary.daySummaries.map(\.daySummary.scoreSum).max() ?? 0
