@@ -78,14 +78,16 @@ let package = Package(
         ),
 
         // MARK: Executables
-        .executableTarget(
-            name: "entool",
+        // entool's commands and input readers, as a library so that the fuzz targets reach the readers.
+        .target(
+            name: "EntoolKit",
             dependencies: [
                 "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2",
                 "ENSimulator", "ENStore", "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "entool", dependencies: ["EntoolKit"]),
         // The seed sample app's non-UI code (../shared/seeds) as a runnable example: app code written for Apple's
         // framework (Swift 5 mode, as the sample was written), its data in ENAppStore, its server an ENKeyServer,
         // on ENSimulator's virtual clock and radio. SampleAppTests runs it.
@@ -101,7 +103,8 @@ let package = Package(
         .executableTarget(name: "ENStoreCrashHelper", dependencies: ["ENCore", "ENStore"]),
         // Fuzzing: the targets and their rules (a library the regression tests replay through), and the driver
         // that Scripts/fuzz.sh builds as a libFuzzer binary (or that replays inputs when built normally).
-        .target(name: "ENFuzzTargets", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore"]),
+        .target(
+            name: "ENFuzzTargets", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "EntoolKit"]),
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "enfuzz", dependencies: ["ENFuzzTargets", "CLibFuzzer"]),
         .executableTarget(

@@ -12,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-targets="export-archive export-binary key-scanner export-signature exposure-configuration store"
+targets="export-archive export-binary key-scanner export-signature exposure-configuration store score-input sightings"
 if [ "${1:-}" = "--list" ]; then echo "$targets" | tr ' ' '\n'; exit 0; fi
 target=${1:?usage: Scripts/fuzz.sh TARGET [SECONDS] [-- LIBFUZZER_OPTIONS...]}
 case " $targets " in *" $target "*) ;; *) echo "unknown target $target; one of: $targets" >&2; exit 2 ;; esac
@@ -57,6 +57,12 @@ export-signature)
     for zip in $(find "$fixtures/export" -name '*.zip'); do unzip_part "$zip" .sig; done ;;
 exposure-configuration)
     seed "$fixtures"/risk/*.json
+    dictionary=Fuzz/Dictionaries/json.dict ;;
+score-input)
+    seed "$fixtures"/risk/score-v1-exposures.json "$fixtures"/risk/score-v2-apple-example.json
+    dictionary=Fuzz/Dictionaries/json.dict ;;
+sightings)
+    : # seeds: Fuzz/Corpus/sightings
     dictionary=Fuzz/Dictionaries/json.dict ;;
 store)
     seed "$fixtures"/store/*.sqlite

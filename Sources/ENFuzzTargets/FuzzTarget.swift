@@ -29,6 +29,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Opening an `ENStore` and an `ENAppStore` file: a refused file is left byte for byte as it was, and an
     /// opened one answers every query or refuses it with an error.
     case store = "store"
+    /// `entool score` input, version 1 (`{"exposures": [...]}`) and version 2 (`{"windows": [...]}`), scored with
+    /// a fixed configuration: every refusal is an `ENError`, and a scored result encodes as JSON.
+    case scoreInput = "score-input"
+    /// `entool detect --sightings` JSON: every refusal is an `ENError`, and accepted sightings keep their values.
+    case sightings = "sightings"
 
     /// Runs the target on one input.
     ///
@@ -41,6 +46,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .exportSignature: try Self.fuzzExportSignature(input)
         case .exposureConfiguration: try Self.fuzzExposureConfiguration(input)
         case .store: try Self.fuzzStore(input)
+        case .scoreInput: try Self.fuzzScoreInput(input)
+        case .sightings: try Self.fuzzSightings(input)
         }
     }
 }

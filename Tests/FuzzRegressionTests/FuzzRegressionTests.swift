@@ -43,11 +43,12 @@ struct FuzzRegressionTests {
         try Self.run(.keyScanner, binaries)
     }
 
-    @Test("exposure configurations and stores: the seeds keep every rule")
+    @Test("exposure configurations, score inputs and stores: the seeds keep every rule")
     func otherSeeds() throws {
         let configurations = Self.files(below: "risk") { $0.pathExtension == "json" }
         #expect(configurations.count >= 2)
         try Self.run(.exposureConfiguration, configurations)
+        try Self.run(.scoreInput, Self.files(below: "risk") { $0.lastPathComponent.hasPrefix("score-v") })
         let stores = Self.files(below: "store") { $0.pathExtension == "sqlite" }
         #expect(stores.count >= 3)
         try Self.run(.store, stores)
