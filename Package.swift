@@ -78,21 +78,40 @@ let package = Package(
         ),
 
         // MARK: Executables
-        .executableTarget(
-            name: "entool",
+        // entool's commands and input readers, as a library so that the fuzz targets reach the readers.
+        .target(
+            name: "EntoolKit",
             dependencies: [
                 "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2",
                 "ENSimulator", "ENStore", "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "entool", dependencies: ["EntoolKit"]),
+        // The seed sample app's non-UI code (../shared/seeds) as a runnable example: app code written for Apple's
+        // framework (Swift 5 mode, as the sample was written), its data in ENAppStore, its server an ENKeyServer,
+        // on ENSimulator's virtual clock and radio. SampleAppTests runs it.
+        .executableTarget(
+            name: "SampleAppExample",
+            dependencies: [
+                "ExposureNotificationKit", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENSimulator", "ENStore",
+            ],
+            path: "Examples/SampleAppExample",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // Test support: writes detections in a loop until killed (ENStoreTests' crash-safety test).
         .executableTarget(name: "ENStoreCrashHelper", dependencies: ["ENCore", "ENStore"]),
+        // Fuzzing: the targets and their rules (a library the regression tests replay through), and the driver
+        // that Scripts/fuzz.sh builds as a libFuzzer binary (or that replays inputs when built normally).
+        .target(
+            name: "ENFuzzTargets", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "EntoolKit"]),
+        .target(name: "CLibFuzzer"),
+        .executableTarget(name: "enfuzz", dependencies: ["ENFuzzTargets", "CLibFuzzer"]),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "ENSimulator", "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
-                "ExposureNotificationKit",
+                "ENSimulator", "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2",
+                "ENStore", "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks"
@@ -103,6 +122,7 @@ let package = Package(
         // NOTICE), a seeded random number generator, temporary directories and the external tools.
         .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENTestSupport"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
@@ -138,21 +158,13 @@ let package = Package(
             name: "ENSimulatorTests",
             dependencies: ["ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit", "ENTestSupport"]
         ),
-        // The seed sample app's non-UI code (../shared/seeds), compiled as app code written for Apple's framework:
-        // Swift 5 mode, as the sample was written; it depends on ExposureNotificationKit only.
-        .target(
-            name: "SampleApp",
-            dependencies: ["ExposureNotificationKit"],
-            path: "Tests/SampleAppTests/SampleApp",
-            swiftSettings: [.swiftLanguageMode(.v5)]
-        ),
+        // The seed sample's tests: the ported sample in process, and the example run as a program.
         .testTarget(
             name: "SampleAppTests",
             dependencies: [
-                "SampleApp", "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat",
-                "ENTestSupport",
-            ],
-            exclude: ["SampleApp"]
+                "SampleAppExample", "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto",
+                "ENExportFormat", "ENKeyServer", "ENSimulator", "ENStore", "ENTestSupport",
+            ]
         ),
         .testTarget(
             name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "entool", "ENTestSupport"]),
@@ -164,7 +176,7 @@ let package = Package(
 for target in package.targets where target.type != .system {
     var swiftSettings = target.swiftSettings ?? []
     // The sample app keeps the settings an app written for Apple's framework had; only warnings are errors.
-    guard target.name != "SampleApp" else {
+    guard target.name != "SampleAppExample" else {
         swiftSettings.append(.treatAllWarnings(as: .error))
         target.swiftSettings = swiftSettings
         continue

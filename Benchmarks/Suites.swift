@@ -7,4 +7,5 @@ let allBenchmarkSuites: [BenchmarkSuite] = [
     riskBenchmarkSuite,
     storeBenchmarkSuite,
     simulationBenchmarkSuite,
+    evaluationBenchmarkSuite,
 ]

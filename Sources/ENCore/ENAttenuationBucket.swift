@@ -31,10 +31,17 @@ extension ENExposureConfiguration {
     /// The bucket of `attenuation` (Apple's inclusive upper bounds: `<= X`, `<= Y`, `<= Z`, above). The one
     /// bucketing rule of both scoring versions.
     package func attenuationBucket(for attenuation: ENAttenuation) -> ENAttenuationBucket {
-        let (x, y, z) = effectiveAttenuationThresholds
-        if attenuation <= x { return .immediate }
-        if attenuation <= y { return .near }
-        if attenuation <= z { return .medium }
+        Self.attenuationBucket(for: attenuation, thresholds: effectiveAttenuationThresholds)
+    }
+
+    /// The bucket of `attenuation` under thresholds from ``effectiveAttenuationThresholds`` (read once by a loop
+    /// over many scans).
+    package static func attenuationBucket(
+        for attenuation: ENAttenuation, thresholds: (ENAttenuation, ENAttenuation, ENAttenuation)
+    ) -> ENAttenuationBucket {
+        if attenuation <= thresholds.0 { return .immediate }
+        if attenuation <= thresholds.1 { return .near }
+        if attenuation <= thresholds.2 { return .medium }
         return .other
     }
 }

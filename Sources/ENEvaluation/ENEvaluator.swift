@@ -30,12 +30,30 @@ public enum ENEvaluator {
     public static func evaluate(
         _ encounters: [ENLabelledEncounter], configuration: ENEvaluationConfiguration, request: ENEvaluationRequest
     ) throws(ENError) -> Result {
-        var decisions: [ENEncounterDecision] = []
-        decisions.reserveCapacity(encounters.count)
-        for encounter in encounters {
-            decisions.append(try decide(encounter, configuration: configuration, request: request))
+        try evaluate(encounters, configurations: [configuration], request: request)[0]
+    }
+
+    /// Evaluates several configurations over the same encounters, in order; the work that does not depend on the
+    /// configuration (the contact rule, key metadata, each placement's windows) is done once per encounter. The
+    /// results are those of ``evaluate(_:configuration:request:)`` for each configuration.
+    ///
+    /// - Throws: as ``evaluate(_:configuration:request:)``, for the first configuration and encounter that fail.
+    public static func evaluate(
+        _ encounters: [ENLabelledEncounter], configurations: [ENEvaluationConfiguration], request: ENEvaluationRequest
+    ) throws(ENError) -> [Result] {
+        let prepared = encounters.map { Prepared($0, request: request) }
+        var results: [Result] = []
+        results.reserveCapacity(configurations.count)
+        for configuration in configurations {
+            var decisions: [ENEncounterDecision] = []
+            decisions.reserveCapacity(prepared.count)
+            for encounter in prepared {
+                decisions.append(try decide(encounter, configuration: configuration, request: request))
+            }
+            results.append(
+                Result(name: configuration.name, decisions: decisions, metrics: ENEvaluationMetrics(decisions)))
         }
-        return Result(name: configuration.name, decisions: decisions, metrics: ENEvaluationMetrics(decisions))
+        return results
     }
 
     /// One encounter's decision: once for windows; three times for a histogram (lowest, highest, even spread),
@@ -43,29 +61,94 @@ public enum ENEvaluator {
     public static func decide(
         _ encounter: ENLabelledEncounter, configuration: ENEvaluationConfiguration, request: ENEvaluationRequest
     ) throws(ENError) -> ENEncounterDecision {
-        let metadata = encounter.keyMetadata.filled(from: request.defaults)
-        let contact = request.contactRule.isContact(encounter.groundTruth)
-        let placements: [ENAttenuationHistogram.Placement]
-        switch encounter.observation {
-        case .attenuationHistogram(let histogram):
-            placements = histogram.isDeterminate ? [.even] : [.lowest, .highest, .even]
-        case .exposureWindows: placements = [.even]
+        try decide(Prepared(encounter, request: request), configuration: configuration, request: request)
+    }
+
+    /// What an encounter's decisions share under every configuration.
+    struct Prepared {
+        var id: String
+        var contact: Bool
+        var metadata: ENKeyMetadata
+        /// Whether the windows' date comes from known days since exposure (histograms; windows carry dates).
+        var daysKnown: Bool
+        var isHistogram: Bool
+        /// One entry per placement, the reported (even) one last.
+        var placements: [[Window]]
+        /// The same windows for `ENScoringV2`, when every window has a report type and an infectiousness.
+        var scored: [[ENExposureWindow]]?
+
+        init(_ encounter: ENLabelledEncounter, request: ENEvaluationRequest) {
+            id = encounter.id
+            metadata = encounter.keyMetadata.filled(from: request.defaults)
+            contact = request.contactRule.isContact(encounter.groundTruth)
+            let order: [ENAttenuationHistogram.Placement]
+            switch encounter.observation {
+            case .attenuationHistogram(let histogram):
+                order = histogram.isDeterminate ? [.even] : [.lowest, .highest, .even]
+                isHistogram = true
+            case .exposureWindows:
+                order = [.even]
+                isHistogram = false
+            }
+            daysKnown = !isHistogram || metadata.daysSinceExposure != nil
+            let metadata = metadata
+            placements = order.map {
+                ENEvaluator.windows(encounter, metadata: metadata, placement: $0, now: request.now)
+            }
+            var scored: [[ENExposureWindow]] = []
+            for windows in placements {
+                var converted: [ENExposureWindow] = []
+                for window in windows {
+                    guard let reportType = window.reportType, let infectiousness = window.infectiousness else { break }
+                    converted.append(
+                        ENExposureWindow(
+                            calibrationConfidence: window.calibrationConfidence, date: window.date,
+                            diagnosisReportType: reportType, infectiousness: infectiousness,
+                            scanInstances: wholeSecondScans(window.scans)))
+                }
+                guard converted.count == windows.count else { break }
+                scored.append(converted)
+            }
+            self.scored = scored.count == placements.count ? scored : nil
         }
-        var outcomes: [(value: Double, notified: Bool)] = []
-        for placement in placements {
-            let windows = try resolvedWindows(
-                encounter, metadata: metadata, placement: placement, configuration: configuration, now: request.now)
-            let value = try self.value(
-                windows, rule: configuration.rule, framework: configuration.framework, metadata: metadata,
-                encounter: encounter.id, now: request.now)
-            outcomes.append((value, notifies(value, rule: configuration.rule)))
+    }
+
+    static func decide(
+        _ encounter: Prepared, configuration: ENEvaluationConfiguration, request: ENEvaluationRequest
+    ) throws(ENError) -> ENEncounterDecision {
+        if encounter.isHistogram, !encounter.daysKnown {
+            let needsDays: Bool
+            switch configuration.rule {
+            case .daySummary: needsDays = configuration.framework.daysSinceLastExposureThreshold >= 1
+            case .cwaExposureWindows(let parameters): needsDays = parameters.maxEncounterAgeInDays > 0
+            default: needsDays = true
+            }
+            if needsDays { throw missing("daysSinceExposure", encounter.id, rule: configuration.rule) }
         }
-        let reported = outcomes[outcomes.count - 1]
+        var first: (value: Double, notified: Bool)?
+        var some = false
+        var every = true
+        var reported = (value: 0.0, notified: false)
+        for index in encounter.placements.indices {
+            let value: Double
+            if case .daySummary(let field, _) = configuration.rule, let scored = encounter.scored {
+                value = daySummaryValue(
+                    scored[index], field: field, framework: configuration.framework, now: request.now,
+                    platform: request.platform)
+            } else {
+                value = try self.value(
+                    encounter.placements[index], rule: configuration.rule, framework: configuration.framework,
+                    metadata: encounter.metadata, encounter: encounter.id, now: request.now, platform: request.platform)
+            }
+            reported = (value, notifies(value, rule: configuration.rule))
+            if first == nil { first = reported }
+            some = some || reported.notified
+            every = every && reported.notified
+        }
         return ENEncounterDecision(
-            id: encounter.id, contact: contact, notified: reported.notified,
-            determinate: outcomes.allSatisfy { $0.notified == reported.notified }, value: reported.value,
-            notifiedInSomePlacement: outcomes.contains { $0.notified },
-            notifiedInEveryPlacement: outcomes.allSatisfy { $0.notified })
+            id: encounter.id, contact: encounter.contact, notified: reported.notified,
+            determinate: every || !some, value: reported.value, notifiedInSomePlacement: some,
+            notifiedInEveryPlacement: every)
     }
 
     /// Whether a value notifies under a rule: at least the threshold (for Corona-Warn-App's exposure windows, the
@@ -102,21 +185,15 @@ public enum ENEvaluator {
             context: ENError.Context(section: "encounter \(encounter)", field: "keyMetadata.\(field)"))
     }
 
-    static func resolvedWindows(
+    /// An encounter's windows under a placement, with key metadata resolved; a histogram without days since
+    /// exposure is dated "now" (rules that need the days refuse it in `decide`).
+    static func windows(
         _ encounter: ENLabelledEncounter, metadata: ENKeyMetadata, placement: ENAttenuationHistogram.Placement,
-        configuration: ENEvaluationConfiguration, now: Date
-    ) throws(ENError) -> [Window] {
+        now: Date
+    ) -> [Window] {
         switch encounter.observation {
         case .attenuationHistogram(let histogram):
-            let needsDays: Bool
-            switch configuration.rule {
-            case .daySummary: needsDays = configuration.framework.daysSinceLastExposureThreshold >= 1
-            case .cwaExposureWindows(let parameters): needsDays = parameters.maxEncounterAgeInDays > 0
-            default: needsDays = true
-            }
-            guard let days = metadata.daysSinceExposure ?? (needsDays ? nil : 0) else {
-                throw missing("daysSinceExposure", encounter.id, rule: configuration.rule)
-            }
+            let days = metadata.daysSinceExposure ?? 0
             let date = UTCDay.start(of: now).addingTimeInterval(-Double(days) * UTCDay.seconds)
             let scans = histogram.segments(placement).map {
                 Scan(minimum: $0.attenuation, typical: $0.attenuation, seconds: $0.seconds)
@@ -145,7 +222,7 @@ public enum ENEvaluator {
 
     static func value(
         _ windows: [Window], rule: ENNotificationRule, framework: ENExposureConfiguration, metadata: ENKeyMetadata,
-        encounter: String, now: Date
+        encounter: String, now: Date, platform: ENScoringPlatform
     ) throws(ENError) -> Double {
         switch rule {
         case .daySummary(let field, _):
@@ -161,24 +238,32 @@ public enum ENEvaluator {
                         diagnosisReportType: reportType, infectiousness: infectiousness,
                         scanInstances: wholeSecondScans(window.scans)))
             }
-            let days = ENScoringV2.daySummaries(for: scored, configuration: framework, now: now)
-            return days.map { day in
-                switch field {
-                case .scoreSum: day.daySummary.scoreSum
-                case .weightedDurationSum: day.daySummary.weightedDurationSum
-                case .maximumScore: day.daySummary.maximumScore
-                }
-            }.max() ?? 0
+            return daySummaryValue(scored, field: field, framework: framework, now: now, platform: platform)
         case .maximumRiskScore, .weightedAttenuationDurations, .cwaV1:
             guard let level = metadata.transmissionRiskLevel else {
                 throw missing("transmissionRiskLevel", encounter, rule: rule)
             }
             let exposures = version1Exposures(windows, transmissionRiskLevel: level, metadata: metadata)
-            return version1Value(exposures, rule: rule, framework: framework, now: now)
+            return version1Value(exposures, rule: rule, framework: framework, now: now, platform: platform)
         case .cwaExposureWindows(let parameters):
             return try CWARiskCalculation.maximumDayNormalizedTime(
-                windows, parameters: parameters, encounter: encounter, rule: rule, now: now)
+                windows, parameters: parameters, encounter: encounter, rule: rule, now: now, platform: platform)
         }
+    }
+
+    /// The largest day's `field` of `ENScoringV2.daySummaries` (0 without a scored window).
+    static func daySummaryValue(
+        _ windows: [ENExposureWindow], field: ENNotificationRule.DaySummaryField, framework: ENExposureConfiguration,
+        now: Date, platform: ENScoringPlatform
+    ) -> Double {
+        let days = ENScoringV2.daySummaries(for: windows, configuration: framework, now: now, platform: platform)
+        return days.map { day in
+            switch field {
+            case .scoreSum: day.daySummary.scoreSum
+            case .weightedDurationSum: day.daySummary.weightedDurationSum
+            case .maximumScore: day.daySummary.maximumScore
+            }
+        }.max() ?? 0
     }
 
     /// Scan instances with whole seconds: each scan's seconds rounded, the rounding error carried to the next scan
@@ -212,20 +297,27 @@ public enum ENEvaluator {
         }
     }
 
+    /// The V1 rules' values. Android (Google's `ExposureSummary`): `maximumRiskScore` is the uncapped score
+    /// (the summary's full-range maximum there), and the durations are unrounded minutes capped at 30.
     static func version1Value(
-        _ exposures: [ENScoringV1.Exposure], rule: ENNotificationRule, framework: ENExposureConfiguration, now: Date
+        _ exposures: [ENScoringV1.Exposure], rule: ENNotificationRule, framework: ENExposureConfiguration, now: Date,
+        platform: ENScoringPlatform
     ) -> Double {
         switch rule {
         case .maximumRiskScore:
-            return Double(ENScoringV1.evaluate(exposures, configuration: framework, now: now).summary.maximumRiskScore)
+            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform)
+                .summary
+            return platform == .apple ? Double(summary.maximumRiskScore) : summary.maximumRiskScoreFullRange
         case .weightedAttenuationDurations(let weights, _):
             return exposures.map { exposure in
-                let durations = ENScoringV1.evaluate([exposure], configuration: framework, now: now).summary
-                    .attenuationDurations
+                let durations = ENScoringV1.evaluate([exposure], configuration: framework, now: now, platform: platform)
+                    .summary.attenuationDurations
                 return zip(durations, weights).reduce(0.0) { $0 + $1.0 / 60 * $1.1 }
             }.max() ?? 0
         case .cwaV1(let weights, let divisor, let offset, _):
-            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now).summary
+            // Apple: the iOS app's maximumRiskScoreFullRange; Android: the app's maximumRiskScore, uncapped there.
+            let summary = ENScoringV1.evaluate(exposures, configuration: framework, now: now, platform: platform)
+                .summary
             let minutes = zip(summary.attenuationDurations, weights).reduce(0.0) { $0 + min($1.0 / 60, 30) * $1.1 }
             let risk = summary.maximumRiskScoreFullRange / divisor * (minutes + offset)
             return (risk * 100).rounded(.toNearestOrAwayFromZero) / 100

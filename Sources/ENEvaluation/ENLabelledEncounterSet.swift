@@ -26,10 +26,14 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
 
     /// Decodes a file.
     ///
+    /// - Parameters:
+    ///   - jsonData: the file's bytes.
+    ///   - scanModel: samples `rssiSeries` observations into scans (see ``ENScanModel``); without one they are
+    ///     refused.
     /// - Throws: `ENError.Code.badFormat` with the encounter (`encounter <id>`, or `encounters[<index>]`) as
     ///   the context's section and the path of the bad value as its field; `ENError.Code.unsupported` for
-    ///   `rssiSeries` observations (they need the simulator's scan model).
-    public init(jsonData: Data) throws(ENError) {
+    ///   `rssiSeries` observations when no scan model is given.
+    public init(jsonData: Data, scanModel: ENScanModel? = nil) throws(ENError) {
         let root = try JSONNode.root(jsonData, section: "encounters file")
         guard try root.required("format").string() == Self.format else {
             throw root.failure("must be \"\(Self.format)\"", field: "format")
@@ -51,12 +55,14 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
             let id = try item.required("id").string()
             item = JSONNode(value: node.value, path: "", section: "encounter \(id)")
             guard seen.insert(id).inserted else { throw item.failure("duplicate id", field: "id") }
-            encounters.append(try Self.encounter(item, id: id, devices: devices))
+            encounters.append(try Self.encounter(item, id: id, devices: devices, scanModel: scanModel))
         }
         self.encounters = encounters
     }
 
-    static func encounter(_ node: JSONNode, id: String, devices: JSONNode?) throws(ENError) -> ENLabelledEncounter {
+    static func encounter(
+        _ node: JSONNode, id: String, devices: JSONNode?, scanModel: ENScanModel?
+    ) throws(ENError) -> ENLabelledEncounter {
         let truth = try node.required("groundTruth")
         var distance: Double?
         var series: [ENGroundTruth.DistancePoint] = []
@@ -81,7 +87,8 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
             metadata.infectiousness = try meta.optional("infectiousness").map(infectiousness)
             metadata.daysSinceExposure = try meta.optional("daysSinceExposure")?.integer(in: 0...36_500)
         }
-        let observation = try Self.observation(try node.required("observation"), devices: devices)
+        let observation = try Self.observation(
+            try node.required("observation"), id: id, devices: devices, scanModel: scanModel)
         return ENLabelledEncounter(
             id: id,
             groundTruth: ENGroundTruth(distanceMeters: distance, distanceSeries: series, durationSeconds: duration),
@@ -96,16 +103,21 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
         ENInfectiousness(rawValue: UInt32(try node.integer(in: 0...2)))!
     }
 
-    static func observation(_ node: JSONNode, devices: JSONNode?) throws(ENError) -> ENObservation {
+    static func observation(
+        _ node: JSONNode, id: String, devices: JSONNode?, scanModel: ENScanModel?
+    ) throws(ENError) -> ENObservation {
         let kind = try node.required("kind")
         switch try kind.string() {
         case "attenuationHistogram": return .attenuationHistogram(try histogram(node))
         case "scanInstances": return .exposureWindows(try windows(node))
         case "sightings": return .exposureWindows(try sightings(node))
         case "rssiSeries":
-            throw ENError.unsupported(
-                "rssiSeries observations need the simulator's scan model, which this package does not have yet",
-                context: ENError.Context(section: node.section, field: kind.path))
+            guard let scanModel else {
+                throw ENError.unsupported(
+                    "rssiSeries observations need a scan model (entool uses the simulator's)",
+                    context: ENError.Context(section: node.section, field: kind.path))
+            }
+            return .exposureWindows(try rssiSeries(node, id: id, scanModel: scanModel))
         default: throw kind.failure("unknown observation kind")
         }
     }
@@ -198,21 +210,66 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
         let txPower = try node.required("txPower").integer(in: -127...127)
         let correction = try node.optional("rssiCorrection")?.integer(in: -127...127) ?? 0
         let formatter = ISO8601DateFormatter()
-        var sightings: [ENMatchedSighting] = []
+        var scans: [(date: Date, rssi: [Int])] = []
         for scan in try node.required("scans").array() {
             let time = try scan.required("t")
             guard let date = formatter.date(from: try time.string()) else {
                 throw time.failure("must be an ISO 8601 date-time")
             }
-            for rssi in try scan.required("rssi").array() {
-                let corrected = Int8(clamping: try rssi.integer(in: -127...20) + correction)
+            var values: [Int] = []
+            for rssi in try scan.required("rssi").array() { values.append(try rssi.integer(in: -127...20)) }
+            scans.append((date, values))
+        }
+        return windows(scans: scans, txPower: txPower, correction: correction)
+    }
+
+    /// `rssiSeries`: the samples (`t` in seconds since 1970, not decreasing) fall into the scans of the scan
+    /// model (a sample belongs to a scan when `start <= t < end`); scans that heard nothing are left out; the
+    /// rest are logged scans, turned into windows as `sightings` are. `rssiCalibrated` samples already include
+    /// the receiver's correction.
+    static func rssiSeries(_ node: JSONNode, id: String, scanModel: ENScanModel) throws(ENError) -> [ENObservedWindow] {
+        let txPower = try node.required("txPower").integer(in: -127...127)
+        let calibrated = try node.optional("rssiCalibrated")?.bool() ?? false
+        var correction = try node.optional("rssiCorrection")?.integer(in: -127...127) ?? 0
+        if calibrated { correction = 0 }
+        var samples: [(time: Double, rssi: Int)] = []
+        for sample in try node.required("samples").array() {
+            let time = try sample.required("t").number(in: 0...1e11)
+            if let last = samples.last, time < last.time { throw sample.failure("t must not decrease") }
+            samples.append((time, try sample.required("rssi").integer(in: -127...20)))
+        }
+        guard let first = samples.first, let last = samples.last else { return [] }
+        let span = DateInterval(
+            start: Date(timeIntervalSince1970: first.time), end: Date(timeIntervalSince1970: last.time))
+        var scans: [(date: Date, rssi: [Int])] = []
+        var index = 0
+        for scan in scanModel.scans(span, id).sorted(by: { $0.start < $1.start }) {
+            let start = scan.start.timeIntervalSince1970
+            let end = scan.end.timeIntervalSince1970
+            while index < samples.count, samples[index].time < start { index += 1 }
+            var heard: [Int] = []
+            var cursor = index
+            while cursor < samples.count, samples[cursor].time < end {
+                heard.append(samples[cursor].rssi)
+                cursor += 1
+            }
+            if !heard.isEmpty { scans.append((scan.start, heard)) }
+        }
+        return windows(scans: scans, txPower: txPower, correction: correction)
+    }
+
+    /// Logged scans to windows: every RSSI of a scan is a sighting at the scan's start.
+    static func windows(scans: [(date: Date, rssi: [Int])], txPower: Int, correction: Int) -> [ENObservedWindow] {
+        var sightings: [ENMatchedSighting] = []
+        for scan in scans {
+            for rssi in scan.rssi {
                 let sighting = ENSighting(
                     rpi: RollingProximityIdentifier(lowWord: 0, highWord: 0),
                     aem: AssociatedEncryptedMetadata(rawValue: 0),
-                    timestamp: date, rssi: corrected)
+                    timestamp: scan.date, rssi: Int8(clamping: rssi + correction))
                 sightings.append(
                     ENMatchedSighting(
-                        sighting: sighting, derivedInterval: ENIntervalNumber(date: date),
+                        sighting: sighting, derivedInterval: ENIntervalNumber(date: scan.date),
                         txPower: Int8(clamping: txPower)))
             }
         }

@@ -1,7 +1,7 @@
 /// What the receiving phone measured during an encounter.
 ///
 /// `sightings` observations are turned into ``exposureWindows(_:)`` when they are read (the package's own scan
-/// and window rules); `rssiSeries` observations need the simulator's scan model and are refused for now.
+/// and window rules); so are `rssiSeries` observations, after an ``ENScanModel`` has sampled them into scans.
 public enum ENObservation: Hashable, Sendable {
     /// Time per attenuation bin: one exposure of one key on one day.
     case attenuationHistogram(ENAttenuationHistogram)

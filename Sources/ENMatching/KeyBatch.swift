@@ -12,6 +12,8 @@ final class KeyBatch: @unchecked Sendable {
     let kernelKeys: UnsafeMutableBufferPointer<cen_key>
     /// The number of keys in the batch.
     private(set) var count = 0
+    /// How many leading entries of `kernelKeys` have ever held a key (the rest were never written).
+    private var highWater = 0
     /// The input chunks the batch's keys came from, with the range taken from each and where it starts.
     private var sources: [(chunk: [ENTemporaryExposureKey], range: Range<Int>, batchStart: Int)] = []
 
@@ -20,9 +22,10 @@ final class KeyBatch: @unchecked Sendable {
     }
 
     deinit {
-        // Key material: wipe before freeing.
+        // Key material: wipe before freeing. Only the entries that ever held a key: wiping the whole capacity
+        // (the default batch is sized for millions of keys) costs a fault per untouched page on small inputs.
         if let base = kernelKeys.baseAddress {
-            memset(base, 0, kernelKeys.count * MemoryLayout<cen_key>.stride)
+            memset(base, 0, highWater * MemoryLayout<cen_key>.stride)
         }
         kernelKeys.deallocate()
     }
@@ -39,6 +42,7 @@ final class KeyBatch: @unchecked Sendable {
     func append(_ chunk: [ENTemporaryExposureKey], range: Range<Int>) {
         sources.append((chunk, range, count))
         count += range.count
+        highWater = max(highWater, count)
     }
 
     /// The source holding batch position `index`.

@@ -19,28 +19,44 @@ public enum ENScoringV1 {
     /// `ENExposureConfiguration.minimumRiskScore`, or whose full-range score is below
     /// `ENExposureConfiguration.minimumRiskScoreFullRange`, is left out of the infos, the maximum, the sum
     /// and the attenuation durations, but still counts in ``ENScoringV1/Summary/matchedKeyCount`` and
-    /// ``ENScoringV1/Summary/daysSinceLastExposure`` (Apple; Google keeps such exposures with score 0).
+    /// ``ENScoringV1/Summary/daysSinceLastExposure`` (Apple).
+    ///
+    /// With `platform` `.android` (Google's `KeyExposureEvaluator`), an exposure whose score is below
+    /// `ENExposureConfiguration.minimumRiskScore` stays, with score 0, its durations counted;
+    /// `ENExposureConfiguration.minimumRiskScoreFullRange` is Apple's and not applied; the summary's
+    /// durations are the unrounded sums capped at 1800 seconds, and ``ENScoringV1/Summary/maximumRiskScoreFullRange``
+    /// is Google's uncapped maximum score (``ENScoringV1/Summary/maximumRiskScore`` its clamp to 255).
     public static func evaluate(
-        _ exposures: [ENScoringV1.Exposure], configuration: ENExposureConfiguration, now: Date
+        _ exposures: [ENScoringV1.Exposure], configuration: ENExposureConfiguration, now: Date,
+        platform: ENScoringPlatform = .apple
     ) -> ENScoringV1.Result {
         var infos: [ENExposureInfo] = []
         var maximum: ENRiskScore = 0
         var maximumFullRange = 0.0
         var sumFullRange = 0.0
-        let bucketCount = attenuationDurationCount(configuration)
+        let bucketCount = attenuationDurationCount(configuration, platform: platform)
         var durations = [TimeInterval](repeating: 0, count: bucketCount)
         var latest: Date?
         for exposure in exposures {
             latest = max(latest ?? exposure.date, exposure.date)
-            let info = exposureInfo(for: exposure, configuration: configuration, now: now)
-            guard info.totalRiskScore >= configuration.minimumRiskScore,
-                info.totalRiskScoreFullRange >= configuration.minimumRiskScoreFullRange
-            else { continue }
+            var info = exposureInfo(for: exposure, configuration: configuration, now: now, platform: platform)
+            switch platform {
+            case .apple:
+                guard info.totalRiskScore >= configuration.minimumRiskScore,
+                    info.totalRiskScoreFullRange >= configuration.minimumRiskScoreFullRange
+                else { continue }
+            case .android:
+                if info.totalRiskScoreFullRange < Double(configuration.minimumRiskScore) {
+                    info.totalRiskScore = 0
+                    info.totalRiskScoreFullRange = 0
+                }
+            }
             infos.append(info)
             maximum = max(maximum, info.totalRiskScore)
             maximumFullRange = max(maximumFullRange, info.totalRiskScoreFullRange)
             sumFullRange += info.totalRiskScoreFullRange
-            let raw = rawAttenuationDurations(exposure.attenuationSegments, configuration: configuration)
+            let raw = rawAttenuationDurations(
+                exposure.attenuationSegments, configuration: configuration, platform: platform)
             for index in 0..<bucketCount { durations[index] += raw[index] }
         }
         let summary = ENScoringV1.Summary(
@@ -49,16 +65,19 @@ public enum ENScoringV1 {
             maximumRiskScore: maximum,
             maximumRiskScoreFullRange: maximumFullRange,
             riskScoreSumFullRange: sumFullRange,
-            attenuationDurations: durations.map { UTCDay.roundedUpToMinute(min($0, maximumDuration)) })
+            attenuationDurations: durations.map { reportedDuration($0, platform: platform) })
         return ENScoringV1.Result(summary: summary, exposureInfo: infos)
     }
 
     /// Scores matched keys: ``ENScoringV1/Exposure/init(match:)`` for each, then
-    /// ``evaluate(_:configuration:now:)``.
+    /// ``evaluate(_:configuration:now:platform:)``.
     public static func evaluate(
-        matches: [ENKeyMatch], configuration: ENExposureConfiguration, now: Date
+        matches: [ENKeyMatch], configuration: ENExposureConfiguration, now: Date,
+        platform: ENScoringPlatform = .apple
     ) -> ENScoringV1.Result {
-        evaluate(matches.compactMap(ENScoringV1.Exposure.init(match:)), configuration: configuration, now: now)
+        evaluate(
+            matches.compactMap(ENScoringV1.Exposure.init(match:)), configuration: configuration, now: now,
+            platform: platform)
     }
 
     /// The info of one exposure, before the minimum-score filters.
@@ -68,9 +87,18 @@ public enum ENScoringV1 {
     ///   durationWeight × transmission level × transmissionRiskWeight, where the duration level uses the
     ///   unrounded duration in minutes as a double (so 301 s is above 5 minutes; Google floors the minutes);
     /// - total = the full range clamped to 0...255 and truncated.
+    ///
+    /// With `platform` `.android`, Google's `RiskScoreCalculator`: the attenuation value is the time-weighted
+    /// mean in dB (``androidAttenuationValue(_:)``) and its level value is
+    /// `attenuationLevelValues[attenuationBucket(mean)]`; the duration is rounded to the nearest 5 minutes
+    /// (``androidDuration(_:)``) and bucketed in whole minutes; transmission risk level 0 scores 1 and level n
+    /// scores `transmissionRiskLevelValues[n - 1]`; the weights are not used; the full range is the product of
+    /// the four level values, uncapped (0...4096 with Google's 0...8 values), and the total its clamp to 255.
     public static func exposureInfo(
-        for exposure: ENScoringV1.Exposure, configuration: ENExposureConfiguration, now: Date
+        for exposure: ENScoringV1.Exposure, configuration: ENExposureConfiguration, now: Date,
+        platform: ENScoringPlatform = .apple
     ) -> ENExposureInfo {
+        if platform == .android { return androidExposureInfo(for: exposure, configuration: configuration, now: now) }
         let seconds = exposure.attenuationSegments.reduce(0.0) { $0 + max(0, $1.duration) }
         let attenuation = attenuationValue(exposure.attenuationSegments, configuration: configuration)
         let days = UTCDay.wholeDays(from: exposure.date, to: now)
@@ -153,20 +181,38 @@ public enum ENScoringV1 {
         values.indices.contains(index) ? values[index] : 1
     }
 
-    static func attenuationDurationCount(_ configuration: ENExposureConfiguration) -> Int {
+    static func attenuationDurationCount(
+        _ configuration: ENExposureConfiguration, platform: ENScoringPlatform = .apple
+    ) -> Int {
+        guard platform == .apple else { return 3 }
         let count = configuration.attenuationDurationThresholds.count
         return ENExposureConfiguration.thresholdCounts.contains(count) ? count + 1 : 4
     }
 
     static func rawAttenuationDurations(
-        _ segments: [ENScoringV1.AttenuationSegment], configuration: ENExposureConfiguration
+        _ segments: [ENScoringV1.AttenuationSegment], configuration: ENExposureConfiguration,
+        platform: ENScoringPlatform = .apple
     ) -> [TimeInterval] {
-        var durations = [TimeInterval](repeating: 0, count: attenuationDurationCount(configuration))
+        var durations = [TimeInterval](repeating: 0, count: attenuationDurationCount(configuration, platform: platform))
         for segment in segments {
-            let bucket = min(configuration.attenuationBucket(for: segment.attenuation).rawValue, durations.count - 1)
+            let bucket =
+                switch platform {
+                case .apple:
+                    min(configuration.attenuationBucket(for: segment.attenuation).rawValue, durations.count - 1)
+                case .android: androidDurationBucket(segment.attenuation, configuration: configuration)
+                }
             durations[bucket] += max(0, segment.duration)
         }
         return durations
+    }
+
+    /// A bucket's seconds as a V1 value reports them: Apple caps at 1800 and rounds up to the minute; Google caps
+    /// at 30 minutes and its seconds-to-minutes rounding is not public, so the time is kept unrounded.
+    static func reportedDuration(_ seconds: TimeInterval, platform: ENScoringPlatform) -> TimeInterval {
+        switch platform {
+        case .apple: UTCDay.roundedUpToMinute(min(seconds, maximumDuration))
+        case .android: min(seconds, maximumDuration)
+        }
     }
 
 }

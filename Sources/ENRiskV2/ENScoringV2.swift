@@ -74,9 +74,10 @@ public enum ENScoringV2 {
     /// The order of operations is Apple's (seconds are summed per bucket before the weight is applied).
     public static func weightedDuration(of window: ENExposureWindow, configuration: ENExposureConfiguration) -> Double {
         var bucketSeconds = (0, 0, 0, 0)
+        let thresholds = configuration.effectiveAttenuationThresholds
         for scan in window.scanInstances {
             let seconds = max(0, scan.secondsSinceLastScan)
-            switch configuration.attenuationBucket(for: scan.typicalAttenuation) {
+            switch ENExposureConfiguration.attenuationBucket(for: scan.typicalAttenuation, thresholds: thresholds) {
             case .immediate: bucketSeconds.0 += seconds
             case .near: bucketSeconds.1 += seconds
             case .medium: bucketSeconds.2 += seconds
@@ -126,19 +127,31 @@ public enum ENScoringV2 {
     ///
     /// Per day and report type: the highest score, the score sum and the weighted-duration sum; the day item takes
     /// the highest score of all types and the sums of all types. Every value is then rounded up to a whole minute
-    /// (Apple; Google does not round). Days without a scored window are absent, and so are the per-type items of
-    /// types without one.
+    /// (Apple). Days without a scored window are absent, and so are the per-type items of types without one.
+    ///
+    /// With `platform` `.android` the values are not rounded (Google's `DailySummaryUtils` keeps the doubles); the
+    /// windows are scored the same way on both platforms.
     public static func daySummaries(
-        for windows: [ENExposureWindow], configuration: ENExposureConfiguration, now: Date
+        for windows: [ENExposureWindow], configuration: ENExposureConfiguration, now: Date,
+        platform: ENScoringPlatform = .apple
     ) -> [ENExposureDaySummary] {
-        var days: [Int64: DayAccumulator] = [:]
+        // Few days per call: a sorted array with a linear search allocates less than a dictionary.
+        var days: [(day: Int64, sums: DayAccumulator)] = []
         for window in windows {
             guard let score = score(of: window, configuration: configuration, now: now) else { continue }
             let day = UTCDay.number(of: window.date)
-            days[day, default: DayAccumulator()].add(score)
+            if let index = days.firstIndex(where: { $0.day == day }) {
+                days[index].sums.add(score)
+            } else {
+                var sums = DayAccumulator()
+                sums.add(score)
+                let index = days.firstIndex { $0.day > day } ?? days.endIndex
+                days.insert((day, sums), at: index)
+            }
         }
-        return days.keys.sorted().map { day in
-            days[day]!.summary(date: Date(timeIntervalSince1970: Double(day) * UTCDay.seconds))
+        return days.map { entry in
+            entry.sums.summary(
+                date: Date(timeIntervalSince1970: Double(entry.day) * UTCDay.seconds), roundsUp: platform == .apple)
         }
     }
 
@@ -151,18 +164,35 @@ public enum ENScoringV2 {
 /// Running sums for one day.
 private struct DayAccumulator {
     var total = ItemAccumulator()
-    var byType: [ENDiagnosisReportType: ItemAccumulator] = [:]
+    var confirmedTest: ItemAccumulator?
+    var confirmedClinicalDiagnosis: ItemAccumulator?
+    var selfReported: ItemAccumulator?
+    var recursive: ItemAccumulator?
 
     mutating func add(_ score: ENScoringV2.WindowScore) {
         total.add(score)
-        byType[score.reportType, default: ItemAccumulator()].add(score)
+        switch score.reportType {
+        case .confirmedTest: confirmedTest = Self.adding(score, to: confirmedTest)
+        case .confirmedClinicalDiagnosis:
+            confirmedClinicalDiagnosis = Self.adding(score, to: confirmedClinicalDiagnosis)
+        case .selfReported: selfReported = Self.adding(score, to: selfReported)
+        case .recursive: recursive = Self.adding(score, to: recursive)
+        case .unknown, .revoked: break  // scoring skips these windows
+        }
     }
 
-    func summary(date: Date) -> ENExposureDaySummary {
+    /// The item with the score added, made on first use.
+    static func adding(_ score: ENScoringV2.WindowScore, to item: ItemAccumulator?) -> ItemAccumulator {
+        var sums = item ?? ItemAccumulator()
+        sums.add(score)
+        return sums
+    }
+
+    func summary(date: Date, roundsUp: Bool) -> ENExposureDaySummary {
         ENExposureDaySummary(
-            date: date, daySummary: total.item, confirmedTestSummary: byType[.confirmedTest]?.item,
-            confirmedClinicalDiagnosisSummary: byType[.confirmedClinicalDiagnosis]?.item,
-            recursiveSummary: byType[.recursive]?.item, selfReportedSummary: byType[.selfReported]?.item)
+            date: date, daySummary: total.item(roundsUp), confirmedTestSummary: confirmedTest?.item(roundsUp),
+            confirmedClinicalDiagnosisSummary: confirmedClinicalDiagnosis?.item(roundsUp),
+            recursiveSummary: recursive?.item(roundsUp), selfReportedSummary: selfReported?.item(roundsUp))
     }
 }
 
@@ -178,8 +208,12 @@ private struct ItemAccumulator {
         weightedDurationSum += score.weightedDuration
     }
 
-    var item: ENExposureSummaryItem {
-        ENExposureSummaryItem(
+    func item(_ roundsUp: Bool) -> ENExposureSummaryItem {
+        guard roundsUp else {
+            return ENExposureSummaryItem(
+                maximumScore: maximumScore, scoreSum: scoreSum, weightedDurationSum: weightedDurationSum)
+        }
+        return ENExposureSummaryItem(
             maximumScore: ENExposureSummaryItem.roundedUpToMinute(maximumScore),
             scoreSum: ENExposureSummaryItem.roundedUpToMinute(scoreSum),
             weightedDurationSum: ENExposureSummaryItem.roundedUpToMinute(weightedDurationSum))

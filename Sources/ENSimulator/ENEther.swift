@@ -58,10 +58,11 @@ public final class ENEther: Sendable {
         random: inout ENSeededRandom
     ) -> Int {
         var heard = 0
-        for moment in scanTiming.scans(from: start, length: length, using: &random) {
-            let rssi = pathLoss.rssi(
-                distance: distance, senderTxPower: sender.txPower, receiverCorrection: receiver.rssiCorrection,
-                using: &random)
+        let receptions = Self.receptions(
+            timing: scanTiming, pathLoss: pathLoss, senderTxPower: sender.txPower,
+            receiverCorrection: receiver.rssiCorrection, start: start, length: length, distance: distance,
+            using: &random)
+        for (moment, rssi) in receptions {
             guard let advertisement = try? sender.advertisement(at: moment) else { continue }
             if receiver.hear(ENSighting(rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: rssi))
             {
@@ -69,5 +70,22 @@ public final class ENEther: Sendable {
             }
         }
         return heard
+    }
+
+    /// What a receiver's scans read during an encounter, before anyone transmits: the scan moments of `timing`,
+    /// then one RSSI per moment from `pathLoss`, drawn in that order from `random` (the one place the radio model
+    /// draws, so the simulation and ``ENScenario/labelledEncountersJSON()`` read the same numbers).
+    static func receptions(
+        timing: ENScanTiming, pathLoss: ENPathLossModel, senderTxPower: Double, receiverCorrection: Double,
+        start: Date, length: TimeInterval, distance: Double, using random: inout ENSeededRandom
+    ) -> [(moment: Date, rssi: Int8)] {
+        timing.scans(from: start, length: length, using: &random).map { moment in
+            (
+                moment,
+                pathLoss.rssi(
+                    distance: distance, senderTxPower: senderTxPower, receiverCorrection: receiverCorrection,
+                    using: &random)
+            )
+        }
     }
 }

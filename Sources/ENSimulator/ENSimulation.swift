@@ -9,8 +9,10 @@ internal import Synchronization
 
 /// Runs an ``ENScenario``: every device a real `ENManager` with its own environment (a consent provider that
 /// always agrees, its own store, the key server's signing key trusted), an ``ENEther`` between them, an
-/// `ENKeyServer` publishing signed files, and daily detection on every device through
-/// `detectExposures(configuration:diagnosisKeyURLs:)` with the files published since its last index.
+/// `ENKeyServer` publishing signed files, and daily detection on every device as on a phone: at the scenario's
+/// detection minute each phone's scheduler fires the manager's periodic run, the manager calls the app's
+/// `activityHandler` with `.periodicRun`, and the app's handler downloads the files published since its last
+/// index and calls `detectExposures(configuration:diagnosisKeyURLs:)`.
 ///
 /// With ``Storage/directory(_:)`` every store is an SQLite file and each finished day is kept as a checkpoint
 /// directory (written under a temporary name and renamed), so a run killed at any moment resumes from the
@@ -28,14 +30,25 @@ public struct ENSimulation: Sendable {
     public let scenario: ENScenario
     /// Where the state goes.
     public let storage: Storage
+    /// How many devices run their daily detection at the same time (each device's detection is independent of
+    /// the others', so the report is the same for every value).
+    public let concurrentDetections: Int
 
-    /// Creates a simulation of `scenario`.
+    /// Creates a simulation of `scenario`; `concurrentDetections` defaults to the number of active cores.
     ///
-    /// - Throws: `badParameter` when the scenario is inconsistent (see ``ENScenario/validate()``).
-    public init(scenario: ENScenario, storage: Storage = .inMemory) throws(ENError) {
+    /// - Throws: `badParameter` when the scenario is inconsistent (see ``ENScenario/validate()``) or
+    ///   `concurrentDetections` is below 1.
+    public init(scenario: ENScenario, storage: Storage = .inMemory, concurrentDetections: Int? = nil) throws(ENError) {
         try scenario.validate()
+        let concurrency = concurrentDetections ?? ProcessInfo.processInfo.activeProcessorCount
+        guard concurrency >= 1 else {
+            throw ENError(
+                .badParameter, "concurrentDetections must be at least 1, got \(concurrency)",
+                context: .init(field: "concurrentDetections"))
+        }
         self.scenario = scenario
         self.storage = storage
+        self.concurrentDetections = concurrency
     }
 
     /// Runs the remaining days and returns the report; `onEvent` hears each step as it happens.
@@ -45,7 +58,8 @@ public struct ENSimulation: Sendable {
     public func run(
         onEvent: @escaping @Sendable (ENSimulationEvent) -> Void = { _ in }
     ) async throws(ENError) -> ENSimulationReport {
-        let runner = try SimulationRunner(scenario: scenario, storage: storage)
+        let runner = try SimulationRunner(
+            scenario: scenario, storage: storage, concurrentDetections: concurrentDetections)
         return try await runner.run(onEvent: onEvent)
     }
 }

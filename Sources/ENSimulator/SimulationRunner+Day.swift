@@ -66,26 +66,112 @@ extension SimulationRunner {
                 let published = try await server.publish()
                 checkpoint.report.filesPublished += published.count
                 onEvent(.published(files: published.map(\.name), elapsed: ContinuousClock.now - publishStart))
-                for device in devices {
-                    let index = position[device.script.name]!
-                    let detectStart = ContinuousClock.now
-                    let next = checkpoint.nextFileIndex[device.script.name] ?? 0
-                    let files = try await server.files(startingAt: next)
-                    try await detect(
-                        device, files: files, day: day, report: &checkpoint.report.devices[index])
-                    if let last = files.last { checkpoint.nextFileIndex[device.script.name] = last.index + 1 }
-                    let outcome = checkpoint.report.devices[index]
-                    onEvent(
-                        .detected(
-                            device: device.script.name, files: files.count, notified: outcome.notified,
-                            weightedMinutes: outcome.weightedMinutes, score: outcome.score,
-                            elapsed: ContinuousClock.now - detectStart))
+                // Each phone launches its app for the periodic run; the app's activity handler downloads the
+                // files published since its last index and detects. Phones are independent: several run at once.
+                let runs = try await periodicRuns(
+                    of: devices, day: day, server: server, checkpoint: checkpoint, onEvent: onEvent)
+                for (device, run) in zip(devices, runs) {
+                    checkpoint.report.devices[position[device.script.name]!] = run.report
+                    checkpoint.nextFileIndex[device.script.name] = run.nextFileIndex
                 }
             }
         }
         scheduler.advance(to: midnight + 86_400 - 1)
         checkpoint.report.daysCompleted = day + 1
         onEvent(.dayFinished(day: day, days: scenario.days, elapsed: ContinuousClock.now - started))
+    }
+
+    /// The periodic runs of every device, at most ``SimulationRunner/concurrentDetections`` at a time. Each run
+    /// works on its own device's store and only reads the key server, so the results do not depend on how many
+    /// run at once; `.detected` events are delivered in device order. On failure, the error of the first failing
+    /// device (in device order) is thrown once the runs under way have finished.
+    private func periodicRuns(
+        of devices: [SimulatedDevice], day: Int, server: ENKeyServer, checkpoint: SimulationCheckpoint,
+        onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
+    ) async throws(ENError) -> [SimulatedDetection] {
+        typealias Outcome = (index: Int, result: Result<SimulatedDetection, ENError>, elapsed: Duration)
+        let position = Dictionary(uniqueKeysWithValues: scenario.devices.enumerated().map { ($1.name, $0) })
+        let task = { (index: Int) -> @Sendable () async -> Outcome in
+            let device = devices[index]
+            let report = checkpoint.report.devices[position[device.script.name]!]
+            let next = checkpoint.nextFileIndex[device.script.name] ?? 0
+            return {
+                let start = ContinuousClock.now
+                do throws(ENError) {
+                    let run = try await self.periodicRun(
+                        of: device, day: day, server: server, report: report, nextFileIndex: next)
+                    return (index, .success(run), ContinuousClock.now - start)
+                } catch {
+                    return (index, .failure(error), ContinuousClock.now - start)
+                }
+            }
+        }
+        var results = [Outcome?](repeating: nil, count: devices.count)
+        var firstFailure: (index: Int, error: ENError)?
+        await withTaskGroup(of: Outcome.self) { group in
+            var started = 0
+            while started < min(concurrentDetections, devices.count) {
+                group.addTask(operation: task(started))
+                started += 1
+            }
+            var delivered = 0
+            for await outcome in group {
+                results[outcome.index] = outcome
+                if case .failure(let error) = outcome.result, firstFailure.map({ outcome.index < $0.index }) ?? true {
+                    firstFailure = (outcome.index, error)
+                }
+                if firstFailure == nil && started < devices.count {
+                    group.addTask(operation: task(started))
+                    started += 1
+                }
+                while firstFailure == nil, delivered < devices.count, let done = results[delivered],
+                    case .success(let run) = done.result
+                {
+                    onEvent(
+                        .detected(
+                            device: devices[delivered].script.name, files: run.files, notified: run.report.notified,
+                            weightedMinutes: run.report.weightedMinutes, score: run.report.score,
+                            elapsed: done.elapsed))
+                    delivered += 1
+                }
+            }
+        }
+        if let firstFailure { throw firstFailure.error }
+        return results.map { outcome in
+            guard case .success(let run)? = outcome?.result else { preconditionFailure("every run finished") }
+            return run
+        }
+    }
+
+    /// Launches `device`'s app with `.periodicRun` through its launcher and returns what its handler did: download
+    /// the files from `nextFileIndex` on, detect, and update `report`.
+    private func periodicRun(
+        of device: SimulatedDevice, day: Int, server: ENKeyServer, report: ENSimulationReport.Device,
+        nextFileIndex: Int
+    ) async throws(ENError) -> SimulatedDetection {
+        try await device.app.launch(by: device.launcher, queue: device.manager.dispatchQueue) {
+            () async throws(ENError) -> SimulatedDetection in
+            let files = try await server.files(startingAt: nextFileIndex)
+            var report = report
+            try await self.detect(device, files: files, day: day, report: &report)
+            return SimulatedDetection(
+                report: report, nextFileIndex: files.last.map { $0.index + 1 } ?? nextFileIndex, files: files.count)
+        }
+    }
+
+    /// `results` in an order that depends on their values only: by date, then by their JSON encoding. The
+    /// framework returns windows and infos in no documented order, and it may differ between runs of the same
+    /// scenario; the report must not.
+    static func canonicalOrder<Result: Encodable>(_ results: [Result], date: KeyPath<Result, Date>) -> [Result] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return results.map { ($0, (try? encoder.encode($0)) ?? Data()) }
+            .sorted { first, second in
+                let (firstDate, secondDate) = (first.0[keyPath: date], second.0[keyPath: date])
+                if firstDate != secondDate { return firstDate < secondDate }
+                return first.1.lexicographicallyPrecedes(second.1)
+            }
+            .map(\.0)
     }
 
     /// The keys a positive device releases, stamped as a health authority would: a confirmed test,
@@ -119,24 +205,13 @@ extension SimulationRunner {
         }
     }
 
-    /// Downloads `files` as zips into the device's folder, detects, reads the windows or exposures, and
-    /// updates the device's outcome; the downloads are removed afterwards.
+    /// Downloads `files` (see ``SimulationRunner/download(_:)``), detects, reads the windows or exposures, and
+    /// updates the device's outcome.
     private func detect(
         _ device: SimulatedDevice, files: [ENKeyServerFile], day: Int, report: inout ENSimulationReport.Device
     ) async throws(ENError) {
         var urls: [URL] = []
-        do {
-            try FileManager.default.createDirectory(at: device.downloads, withIntermediateDirectories: true)
-            for file in files {
-                let url = device.downloads.appendingPathComponent(file.name)
-                try file.data.write(to: url)
-                urls.append(url)
-            }
-        } catch {
-            throw ENError(
-                .dataInaccessible, "cannot write a downloaded key file", context: .init(file: device.downloads.path))
-        }
-        defer { for url in urls { try? FileManager.default.removeItem(at: url) } }
+        for file in files { urls.append(try download(file)) }
         let configuration = scenario.configuration
         let summary = try await device.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: urls)
         report.detections += 1
@@ -145,13 +220,14 @@ extension SimulationRunner {
         if device.script.apiVersion == 1 {
             let infos = try await device.manager.getExposureInfo(
                 summary: summary, userExplanation: "You were near someone who tested positive.")
-            report.exposureInfo = infos
+            report.exposureInfo = Self.canonicalOrder(infos, date: \.date)
             report.windows = []
             report.score = Double(summary.maximumRiskScore)
             report.weightedMinutes = summary.attenuationDurations.prefix(2).reduce(0, +) / 60
             notified = !infos.isEmpty && summary.maximumRiskScore >= max(1, configuration.minimumRiskScore)
         } else {
-            report.windows = try await device.manager.getExposureWindows(summary: summary)
+            report.windows = Self.canonicalOrder(
+                try await device.manager.getExposureWindows(summary: summary), date: \.date)
             report.exposureInfo = []
             report.weightedMinutes = (summary.daySummaries.map(\.daySummary.weightedDurationSum).max() ?? 0) / 60
             report.score = summary.daySummaries.map(\.daySummary.scoreSum).max() ?? 0

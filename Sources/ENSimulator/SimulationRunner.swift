@@ -13,12 +13,13 @@ struct SimulationCheckpoint: Codable {
     var nextFileIndex: [String: Int]
 }
 
-/// One simulated phone for one stretch of the run.
-struct SimulatedDevice {
+/// One simulated phone for one stretch of the run: its `ENManager`, radio, background launcher and app.
+struct SimulatedDevice: Sendable {
     let script: ENScenario.Device
     let manager: ENManager
     let radio: ENEtherRadio
-    let downloads: URL
+    let launcher: ENManualScheduler
+    let app: SimulatedApp
 }
 
 /// The machinery behind ``ENSimulation/run(onEvent:)``.
@@ -32,12 +33,17 @@ final class SimulationRunner: Sendable {
     let trustedKey: ENExportVerificationKey
     let scratch: URL
     let sightings = Mutex<[String: Int]>([:])
+    /// The key files written to disk in this run, by name (see ``download(_:)``).
+    let downloaded = Mutex<[String: URL]>([:])
+    /// How many devices run their daily detection at once.
+    let concurrentDetections: Int
 
     static let region = "310"
 
-    init(scenario: ENScenario, storage: ENSimulation.Storage) throws(ENError) {
+    init(scenario: ENScenario, storage: ENSimulation.Storage, concurrentDetections: Int) throws(ENError) {
         self.scenario = scenario
         self.storage = storage
+        self.concurrentDetections = max(1, concurrentDetections)
         clock = ENVirtualClock(scenario.start)
         scheduler = ENVirtualScheduler(clock: clock)
         ether = ENEther(pathLoss: scenario.pathLoss, scanTiming: scenario.scanTiming)
@@ -81,7 +87,12 @@ final class SimulationRunner: Sendable {
     // MARK: Running
 
     func run(onEvent: @escaping @Sendable (ENSimulationEvent) -> Void) async throws(ENError) -> ENSimulationReport {
-        defer { if case .inMemory = storage { try? FileManager.default.removeItem(at: scratch) } }
+        defer {
+            switch storage {
+            case .inMemory: try? FileManager.default.removeItem(at: scratch)
+            case .directory: try? FileManager.default.removeItem(at: scratch.appendingPathComponent("files"))
+            }
+        }
         var checkpoint = SimulationCheckpoint(
             report: ENSimulationReport(scenario: scenario),
             nextFileIndex: Dictionary(uniqueKeysWithValues: scenario.devices.map { ($0.name, 0) }))
@@ -109,6 +120,29 @@ final class SimulationRunner: Sendable {
             }
         }
         return checkpoint.report
+    }
+
+    /// A local copy of a published file for the devices' detections. The key server serves a file's bytes
+    /// unchanged once published, so every device downloading it would write the same bytes: the run writes each
+    /// file once (at its first download in this process, replacing what an earlier, killed run left) and the
+    /// devices read that copy.
+    ///
+    /// - Throws: `dataInaccessible` naming the directory when the file cannot be written.
+    func download(_ file: ENKeyServerFile) throws(ENError) -> URL {
+        let directory = scratch.appendingPathComponent("files")
+        return try downloaded.withLock { (downloaded: inout [String: URL]) throws(ENError) -> URL in
+            if let url = downloaded[file.name] { return url }
+            let url = directory.appendingPathComponent(file.name)
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try file.data.write(to: url, options: .atomic)
+            } catch {
+                throw ENError(
+                    .dataInaccessible, "cannot write a downloaded key file", context: .init(file: directory.path))
+            }
+            downloaded[file.name] = url
+            return url
+        }
     }
 
     var serverConfiguration: ENKeyServerConfiguration {
@@ -199,18 +233,21 @@ final class SimulationRunner: Sendable {
         var devices: [SimulatedDevice] = []
         for script in scenario.devices {
             let radio = ether.radio(for: script.name, txPower: script.txPower, rssiCorrection: script.rssiCorrection)
+            // The phone launches the app once a day, when the simulation fires the launcher.
+            let launcher = ENManualScheduler()
             let environment = ENEnvironment(
                 consent: ENFixedConsent(true), radio: radio, clock: clock, storeLocation: location(script.name),
                 trustedKeys: [trustedKey], region: Self.region,
-                apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: scheduler)
+                apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: launcher,
+                limits: ENLimits(periodicRunInterval: 86_400))
             let manager = ENManager(environment: environment)
             manager.dispatchQueue = DispatchQueue(label: "ENSimulation.\(script.name)")
+            let app = SimulatedApp(name: script.name)
+            manager.activityHandler = { flags in app.activity(flags) }
             try await manager.activate()
             if !manager.exposureNotificationEnabled { try await manager.setExposureNotificationEnabled(true) }
             devices.append(
-                SimulatedDevice(
-                    script: script, manager: manager, radio: radio,
-                    downloads: scratch.appendingPathComponent(script.name)))
+                SimulatedDevice(script: script, manager: manager, radio: radio, launcher: launcher, app: app))
         }
         return devices
     }

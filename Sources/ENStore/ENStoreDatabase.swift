@@ -17,7 +17,8 @@ public final class ENStoreDatabase: Sendable {
     /// Opens (creating if needed) the file at `path` as a store of `schema` and migrates it.
     ///
     /// An existing file is checked read-only first: it must be empty, or a store of this kind whose migrations
-    /// this build knows, and pass `validate` (run on the unmigrated file); otherwise it is left exactly as it was.
+    /// this build knows, and pass `validate` (run on the unmigrated file); a file not yet in write-ahead-log mode
+    /// must also pass SQLite's `quick_check`. Otherwise it is left exactly as it was.
     /// `prepare` runs after the migrations, in their transaction's wake, for every file.
     package init(
         path: String, schema: StoreSchema, validate: (Database) throws -> Void = { _ in },
@@ -66,6 +67,10 @@ public final class ENStoreDatabase: Sendable {
         at path: String, schema: StoreSchema, validate: (Database) throws -> Void
     ) throws(ENError) {
         guard FileManager.default.fileExists(atPath: path) else { return }
+        // Opening a store switches a file to write-ahead logging, which rewrites its header: a file not yet in
+        // that mode (new, foreign or damaged) must prove it is sound before anything is written to it.
+        let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 20) } ?? Data()
+        let inWALMode = header.count == 20 && header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(10)
@@ -73,6 +78,14 @@ public final class ENStoreDatabase: Sendable {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
             try queue.read { db in
+                if !header.isEmpty, !inWALMode {
+                    let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(1)")
+                    guard problems == ["ok"] else {
+                        throw ENError(
+                            .badFormat, "a damaged SQLite database: \(problems.first ?? "quick_check failed")",
+                            context: ENError.Context(file: path))
+                    }
+                }
                 let tables = try String.fetchSet(
                     db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
                 // No table, or only the migrations table (a first open interrupted before the first migration

@@ -70,7 +70,7 @@ struct EncounterFileTests {
             ), .unsupported, section: "encounter r", field: "observation.kind")
     }
 
-    @Test("the example file refuses its rssiSeries encounter until the simulator's scan model exists")
+    @Test("without a scan model the example file's rssiSeries encounter is refused")
     func rssiSeries() throws {
         let data = try Fixtures.data("evaluation/example-encounters.json")
         do {

@@ -123,6 +123,25 @@ struct SimulationTests {
         #expect(other.devices.map(\.windows) != story.devices.map(\.windows))
     }
 
+    @Test("the report does not depend on how many devices detect at once; events stay in device order")
+    func concurrency() async throws {
+        let town = ENScenario.randomTown(devices: 16, days: 4, seed: 11)
+        let order = Mutex<[[String]]>([])
+        let serial = try await ENSimulation(scenario: town, concurrentDetections: 1).run()
+        let parallel = try await ENSimulation(scenario: town, concurrentDetections: 4).run { event in
+            guard case .detected(let device, _, _, _, _, _) = event else { return }
+            order.withLock { days in
+                if days.last?.count ?? town.devices.count == town.devices.count { days.append([]) }
+                days[days.count - 1].append(device)
+            }
+        }
+        #expect(serial == parallel)
+        #expect(serial.devices.allSatisfy { $0.detections == town.days })
+        #expect(serial.devices.contains { !$0.windows.isEmpty })
+        #expect(order.withLock { $0 } == Array(repeating: town.devices.map(\.name), count: town.days))
+        #expect(throws: ENError(.badParameter)) { try ENSimulation(scenario: town, concurrentDetections: 0) }
+    }
+
     @Test("a directory run keeps a checkpoint per day and a second run on it resumes, with the same report")
     func directoryRunResumes() async throws {
         let directory = try TemporaryDirectory(prefix: "ENSimulationTests")

@@ -41,28 +41,8 @@ final class ScriptedConsent: ENConsentProvider {
 /// The tests' radio: the simulator's (the test pulls advertisements and pushes sightings through it).
 typealias RecordingRadio = ENEtherRadio
 
-/// A scheduler the test fires by hand.
-final class ManualScheduler: ENScheduler {
-    final class Task: ENScheduledTask {
-        let cancelled = Mutex(false)
-        let work: @Sendable () -> Void
-        init(_ work: @escaping @Sendable () -> Void) { self.work = work }
-        func cancel() { cancelled.withLock { $0 = true } }
-    }
-    let tasks = Mutex<[Task]>([])
-    func schedule(every interval: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ENScheduledTask {
-        let task = Task(work)
-        tasks.withLock { $0.append(task) }
-        return task
-    }
-    /// Runs every job that is not cancelled; returns how many ran.
-    @discardableResult
-    func fire() -> Int {
-        let live = tasks.withLock { $0.filter { !$0.cancelled.withLock { $0 } } }
-        for task in live { task.work() }
-        return live.count
-    }
-}
+/// The tests' scheduler: the simulator's manual one (the test fires periodic runs by hand with `fire()`).
+typealias ManualScheduler = ENManualScheduler
 
 /// 2020-04-02 10:00 UTC: interval 2,643,036, day start 2,642,976 (the official test vectors' day).
 let testStart = Date(timeIntervalSince1970: 2_642_976 * 600 + 10 * 3600)

@@ -19,9 +19,16 @@ struct EvaluateCommand: ParsableCommand {
             """
     )
 
-    /// The platform whose scoring is reproduced.
+    /// The platform whose scoring is reproduced (`ENScoringPlatform`).
     enum Platform: String, ExpressibleByArgument, CaseIterable {
         case apple, android
+
+        var scoring: ENScoringPlatform {
+            switch self {
+            case .apple: .apple
+            case .android: .android
+            }
+        }
     }
 
     @Option(help: "The labelled encounters file.")
@@ -66,13 +73,13 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Write a self-contained HTML report to this file.")
     var report: String?
 
+    @Option(help: "Seeds the simulator's scan model that samples rssiSeries observations (default 1).")
+    var seed: UInt64 = 1
+
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         guard !config.isEmpty else { throw EntoolFailure.badInput("give at least one --config") }
-        guard platform == .apple else {
-            throw EntoolFailure.badInput("--platform android is not implemented yet; only apple scoring is available")
-        }
         guard contactWithin >= 0, contactWithin.isFinite else {
             throw EntoolFailure.badInput("--contact-within must be at least 0")
         }
@@ -93,8 +100,9 @@ struct EvaluateCommand: ParsableCommand {
         let request = ENEvaluationRequest(
             contactRule: ENContactRule(
                 withinMeters: contactWithin, exclusive: contactExclusive, minutes: contactMinutes),
-            defaults: defaults, now: date)
-        let set = try ENLabelledEncounterSet(jsonData: readInputFile(encounters, what: "encounters"))
+            defaults: defaults, now: date, platform: platform.scoring)
+        let set = try ENLabelledEncounterSet(
+            jsonData: readInputFile(encounters, what: "encounters"), scanModel: .simulator(seed: seed))
         var configurations: [ENEvaluationConfiguration] = []
         for path in config {
             let file = URL(fileURLWithPath: path).lastPathComponent
@@ -105,10 +113,7 @@ struct EvaluateCommand: ParsableCommand {
             }
             configurations.append(configuration)
         }
-        var results: [ENEvaluator.Result] = []
-        for configuration in configurations {
-            results.append(try ENEvaluator.evaluate(set.encounters, configuration: configuration, request: request))
-        }
+        let results = try ENEvaluator.evaluate(set.encounters, configurations: configurations, request: request)
         let sweeps = sweep ? results.map { ENThresholdSweep($0.decisions) } : []
         var optimum: ENConfigurationSearch.Optimum?
         if let optimize {

@@ -34,6 +34,10 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The random seed of the radio (scan phases, signal noise) and of a random town.")
     var seed: UInt64?
 
+    @Option(
+        help: "Also write the scenario's encounters (what each phone recorded, and the scripted truth) to this file.")
+    var encounters: String?
+
     @OptionGroup var output: OutputOptions
 
     /// The JSON shape of `entool demo --json`.
@@ -62,6 +66,15 @@ struct DemoCommand: AsyncParsableCommand {
         let report = try await simulation.run { event in narrator.handle(event) }
         let elapsed = ContinuousClock.now - started
         narrator.finish()
+        if let encounters {
+            do {
+                try scenario.labelledEncountersJSON().write(to: URL(fileURLWithPath: encounters), options: .atomic)
+            } catch let error as ENError {
+                throw error
+            } catch {
+                throw EntoolFailure.badInput("cannot write '\(encounters)': \(error.localizedDescription)")
+            }
+        }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if output.json {
             try printJSON(Result(report: report, seconds: seconds, store: temporary ? nil : directory.path))

@@ -2,12 +2,13 @@
 // "Perform API and iOS Version Checks" in supporting-exposure-notifications-in-ios-12-5.md), unchanged.
 // On Linux `#available(iOS 13.7, *)` is true (the `*` covers every other platform), so this answers `.version2`.
 // `NSClassFromString("ENManager")` answers nil on Linux (no Objective-C class registry; swift-corelibs-foundation
-// only finds module-qualified Swift class names), so `ENManagerIsAvailable()` is false there.
+// only finds module-qualified Swift class names): the check also asks for the module-qualified name (a GAP edit).
 import ExposureNotificationKit  // EDIT: import line
 import Foundation
 
 func ENManagerIsAvailable() -> Bool {
-    return NSClassFromString("ENManager") != nil
+    // GAP (not an allowed edit): off Apple's platforms only the module-qualified class name is found.
+    return NSClassFromString("ENManager") != nil || NSClassFromString("ExposureNotificationKit.ENManager") != nil
 }
 
 enum SupportedENAPIVersion {

@@ -2,8 +2,8 @@
 // article "building-an-app-earlier-version-detection-session.md", the `activate` body from the main article).
 // Left out as UI/OS code (UIKit, BackgroundTasks, UserNotifications): `enableExposureNotifications(from:)`,
 // `showBluetoothOffUserNotificationIfNeeded`, `scheduleBackgroundTaskIfNeeded`, `createBackgroundTaskIfNeeded` and
-// the `BGTaskScheduler` branch of the launch code; the detection-session flow of the earlier article
-// (`ENExposureDetectionSession`) is left out too.
+// the `BGTaskScheduler` branch of the launch code. The detection-session flow of the earlier article
+// (`ENExposureDetectionSession`) is in ExposureManager+DetectionSession.swift.
 //
 // The articles show statement snippets whose enclosing function they do not show; the lines that wrap them
 // (function signatures, the `Progress`, `finish`) are marked `// GLUE:`. Edits: `// EDIT:` (allowed by the issue).
@@ -223,7 +223,10 @@ class ExposureManager {
                                 finish(.failure(error))
                                 return
                             }
-                            if #available(iOS 13.7, *) {
+                            // GAP (not an allowed edit): on iOS the app's Info.plist `ENAPIVersion` and the OS
+                            // version go together; off iOS `#available(iOS 13.7, *)` always holds, so the app asks
+                            // the API version its environment declares.
+                            if #available(iOS 13.7, *), ENEnvironment.default.apiVersion == .version2 {
                                 getExposuresV2(summary!)
                             } else if #available(iOS 13.5, *) {
                                 getExposuresV1(summary!)

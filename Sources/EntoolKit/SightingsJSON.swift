@@ -1,9 +1,9 @@
-import ENCore
-import Foundation
+package import ENCore
+package import Foundation
 
 /// The JSON shape of `entool detect --sightings`: `{"sightings": [{"rpi": HEX, "aem": HEX, "timestamp":
 /// ISO8601, "rssi": INT}]}`, what a device's radio heard (calibration confidence high).
-struct SightingsJSON: Decodable {
+package struct SightingsJSON: Decodable {
     /// One advertisement heard.
     struct Sighting: Decodable {
         var rpi: String
@@ -19,8 +19,12 @@ struct SightingsJSON: Decodable {
     /// - Throws: `badFormat` for JSON of another shape, `badParameter` for a wrong value; the context names
     ///   the file and the field (`sightings.json: sightings[3].rssi`).
     static func read(_ path: String) throws -> [ENSighting] {
-        let file = URL(fileURLWithPath: path).lastPathComponent
-        let decoded = try ScoreInput.decode(Self.self, from: readInputFile(path, what: "sightings"), file: file)
+        try sightings(from: readInputFile(path, what: "sightings"), file: URL(fileURLWithPath: path).lastPathComponent)
+    }
+
+    /// Checks and converts a sightings document; `file` names it in errors.
+    package static func sightings(from data: Data, file: String) throws(ENError) -> [ENSighting] {
+        let decoded = try ScoreInput.decode(Self.self, from: data, file: file)
         return try decoded.sightings.enumerated().map { (index, sighting) throws(ENError) in
             try sighting.sighting(context: ENError.Context(file: file, section: "sightings", index: index))
         }

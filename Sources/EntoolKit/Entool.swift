@@ -1,13 +1,12 @@
-import ArgumentParser
+package import ArgumentParser
 import ENCore
 import Foundation
 
 /// `entool`: the package's command-line tool. See `Documentation/entool.md`.
 ///
 /// Exit codes: 0 success; 1 a check failed (e.g. a signature did not verify); 2 bad input or usage.
-@main
-struct Entool: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct Entool: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "entool",
         abstract: "Exposure Notification tool: derive identifiers, manage signing keys, and more.",
         discussion: """
@@ -29,8 +28,10 @@ struct Entool: AsyncParsableCommand {
         ]
     )
 
+    package init() {}
+
     /// Parses, runs, and maps every failure to the documented exit codes.
-    static func main() async {
+    package static func main() async {
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
-import ENCore
+package import ENCore
 import ENRiskV1
 import ENRiskV2
-import Foundation
+package import Foundation
 
 /// `entool score v1|v2`: scores pre-built exposures (version 1) or exposure windows (version 2) with a
 /// configuration in the sample app server's JSON. Input and output use Apple's property names; see
@@ -61,7 +61,7 @@ struct ScoreCommand: ParsableCommand {
 }
 
 /// Parsing, checking and scoring of `entool score` input, apart from the command so that it reads as one unit.
-enum ScoreInput {
+package enum ScoreInput {
     struct V1Input: Decodable {
         struct Exposure: Decodable {
             var date: String
@@ -79,7 +79,8 @@ enum ScoreInput {
         var windows: [ExposureWindowJSON]
     }
 
-    static func scoreV1(input: Data, configuration: ENExposureConfiguration, now: Date) throws -> ScoreV1Output {
+    package static func scoreV1(input: Data, configuration: ENExposureConfiguration, now: Date) throws -> ScoreV1Output
+    {
         let decoded = try decode(V1Input.self, from: input)
         var exposures: [ENScoringV1.Exposure] = []
         for (index, exposure) in decoded.exposures.enumerated() {
@@ -108,7 +109,8 @@ enum ScoreInput {
         return ScoreV1Output(result)
     }
 
-    static func scoreV2(input: Data, configuration: ENExposureConfiguration, now: Date) throws -> ScoreV2Output {
+    package static func scoreV2(input: Data, configuration: ENExposureConfiguration, now: Date) throws -> ScoreV2Output
+    {
         let decoded = try decode(V2Input.self, from: input)
         let windows = try decoded.windows.enumerated().map { (index, window) throws(ENError) in
             try window.window(where: "windows[\(index)]")
@@ -200,7 +202,7 @@ enum ScoreInput {
 }
 
 /// The JSON shape of `entool score v1 --json`.
-struct ScoreV1Output: Encodable {
+package struct ScoreV1Output: Encodable {
     struct Summary: Encodable {
         var matchedKeyCount: UInt64
         var daysSinceLastExposure: Int
@@ -260,7 +262,7 @@ extension ScoreV1Output {
 }
 
 /// The JSON shape of `entool score v2 --json`; absent per-type items print as `null`.
-struct ScoreV2Output: Encodable {
+package struct ScoreV2Output: Encodable {
     struct Item: Encodable {
         var maximumScore: Double
         var scoreSum: Double

@@ -1,0 +1,229 @@
+// Glue: what the seed sample's snippets use but the articles never show, written for this package (not taken from
+// Apple's sample code). Each declaration is the smallest thing the seed code needs. The sample keeps its data in
+// `UserDefaults` through `Persisted` and fakes its server; here `Persisted` stores `LocalStore`'s fields in an
+// `ENAppStore` (the app-data side of ENStore) and `Server` talks to an `ENKeyServer`.
+import ENKeyServer
+import ENStore
+import ExposureNotificationKit
+import Foundation
+
+/// What the sample's glue talks to, set once at start-up (the environment set-up): the app's data store, the
+/// health authority's key server and the folder downloaded key files go to.
+enum SampleAppBackend {
+    /// `LocalStore`'s fields. Without a store, every field reads as its default and writes are dropped.
+    nonisolated(unsafe) static var appStore: ENAppStore?
+    /// The key server behind `Server`; without one, `Server` lists no files and keeps posted keys to itself.
+    nonisolated(unsafe) static var keyServer: ENKeyServer?
+    /// Where `downloadDiagnosisKeyFile(at:)` writes the files it downloads.
+    nonisolated(unsafe) static var downloads = FileManager.default.temporaryDirectory
+    /// The address the key server's files are listed under (`getDiagnosisKeyFileURLs`).
+    static let filesURL = URL(string: "https://keys.example.org/v1/")!
+    /// `Server.diagnosisKeys`: the keys this process posted, in order (the sample's server "stores all of the
+    /// TEKs it receives locally on device"); each new one is also posted to `keyServer`.
+    nonisolated(unsafe) static var postedKeys: [CodableDiagnosisKey] = []
+
+    /// The value `Persisted` reads for `key`, or `nil` for its default.
+    static func read(_ key: String) -> Any? {
+        if key == "diagnosisKeys" { return postedKeys }
+        guard let store = appStore else { return nil }
+        do {
+            switch key {
+            case "isOnboarded":
+                return try store.read(.isOnboarded)
+            case "nextDiagnosisKeyFileIndex":
+                return try store.read(.detectionState).nextKeyFileIndex
+            case "dateLastPerformedExposureDetection":
+                return try store.read(.detectionState).lastDetectionDate
+            case "exposureDetectionErrorLocalizedDescription":
+                return try store.read(.detectionState).lastDetectionError
+            case "exposures":
+                return try store.read(.exposures).map {
+                    Exposure(
+                        date: $0.date, duration: $0.duration, totalRiskScore: $0.totalRiskScore,
+                        transmissionRiskLevel: $0.transmissionRiskLevel)
+                }
+            case "testResults":
+                return Dictionary(
+                    try store.read(.testResults).map {
+                        (
+                            $0.id,
+                            TestResult(
+                                id: $0.id, isAdded: $0.isAdded, dateAdministered: $0.dateAdministered,
+                                isShared: $0.isShared)
+                        )
+                    }, uniquingKeysWith: { $1 })
+            default:
+                return nil
+            }
+        } catch {
+            print("LocalStore: cannot read \(key): \(error)")
+            return nil
+        }
+    }
+
+    /// Stores what `Persisted` was given for `key`.
+    static func write(_ key: String, _ value: Any) {
+        do {
+            if key == "diagnosisKeys" {
+                guard let keys = value as? [CodableDiagnosisKey] else { return }
+                let new = keys.filter { !postedKeys.contains($0) }
+                postedKeys = keys
+                guard let server = keyServer, !new.isEmpty else { return }
+                _ = try server.postDiagnosisKeys(
+                    new.map {
+                        ENTemporaryExposureKey(
+                            keyData: $0.keyData, rollingStartNumber: $0.rollingStartNumber,
+                            rollingPeriod: $0.rollingPeriod, transmissionRiskLevel: $0.transmissionRiskLevel)
+                    })
+                return
+            }
+            guard let store = appStore else { return }
+            switch (key, value) {
+            case ("isOnboarded", let value as Bool):
+                try store.write(.setOnboarded(value))
+            case ("nextDiagnosisKeyFileIndex", let value as Int):
+                try store.write(.setNextKeyFileIndex(value))
+            case ("dateLastPerformedExposureDetection", let date as Date):
+                // The store keeps the date with the error it clears; the sample clears the error next anyway.
+                try store.write(.recordDetection(at: date))
+            case ("exposureDetectionErrorLocalizedDescription", let reason as String):
+                try store.write(.recordDetectionFailure(reason))
+            case ("exposureDetectionErrorLocalizedDescription", _):
+                // The sample clears the error right after it set the date of a successful detection.
+                let state = try store.read(.detectionState)
+                if state.lastDetectionError != nil, let date = state.lastDetectionDate {
+                    try store.write(.recordDetection(at: date))
+                }
+            case ("exposures", let exposures as [Exposure]):
+                try store.write(
+                    .replaceExposures(
+                        with: exposures.map {
+                            ENExposureRecord(
+                                date: $0.date, duration: $0.duration, totalRiskScore: $0.totalRiskScore,
+                                transmissionRiskLevel: $0.transmissionRiskLevel)
+                        }))
+            case ("testResults", let results as [UUID: TestResult]):
+                for old in try store.read(.testResults) where results[old.id] == nil {
+                    _ = try store.write(.deleteTestResult(id: old.id))
+                }
+                for result in results.values {
+                    try store.write(
+                        .saveTestResult(
+                            ENTestResult(
+                                id: result.id, isAdded: result.isAdded, dateAdministered: result.dateAdministered,
+                                isShared: result.isShared)))
+                }
+            default:
+                print("LocalStore: no field \(key) of type \(type(of: value))")
+            }
+        } catch {
+            print("LocalStore: cannot write \(key): \(error)")
+        }
+    }
+}
+
+/// "A custom property wrapper transforms data between its native format and a JSON-formatted equivalent, reads
+/// and writes data in the user defaults dictionary, and posts notifications to the app when local data changes."
+/// Here it reads and writes `SampleAppBackend` (an `ENAppStore`) instead of the user defaults.
+@propertyWrapper
+struct Persisted<Value: Codable> {
+    let userDefaultsKey: String
+    let notificationName: Notification.Name
+    let defaultValue: Value
+
+    init(userDefaultsKey: String, notificationName: Notification.Name, defaultValue: Value) {
+        self.userDefaultsKey = userDefaultsKey
+        self.notificationName = notificationName
+        self.defaultValue = defaultValue
+    }
+
+    var wrappedValue: Value {
+        get { SampleAppBackend.read(userDefaultsKey).flatMap { $0 as? Value } ?? defaultValue }
+        nonmutating set {
+            SampleAppBackend.write(userDefaultsKey, newValue)
+            NotificationCenter.default.post(name: notificationName, object: nil)
+        }
+    }
+}
+
+/// An exposure the app keeps: the main article builds it as `Exposure(date:)`, the earlier article as
+/// `Exposure(date:duration:totalRiskScore:transmissionRiskLevel:)`.
+struct Exposure: Codable {
+    let date: Date
+    var duration: TimeInterval? = nil
+    var totalRiskScore: ENRiskScore? = nil
+    var transmissionRiskLevel: ENRiskLevel? = nil
+}
+
+/// A diagnosis key as the sample's server stores it (`CodableDiagnosisKey(keyData:rollingPeriod:
+/// rollingStartNumber:transmissionRiskLevel:)`, compared with `contains`).
+struct CodableDiagnosisKey: Codable, Equatable {
+    let keyData: Data
+    let rollingPeriod: ENIntervalNumber
+    let rollingStartNumber: ENIntervalNumber
+    let transmissionRiskLevel: ENRiskLevel
+}
+
+/// The server's configuration JSON as `getExposureConfiguration` decodes it (field names from that JSON).
+struct CodableExposureConfiguration: Codable {
+    let immediateDurationWeight: Double
+    let nearDurationWeight: Double
+    let mediumDurationWeight: Double
+    let otherDurationWeight: Double
+    let infectiousnessForDaysSinceOnsetOfSymptoms: [String: Int]
+    let infectiousnessStandardWeight: Double
+    let infectiousnessHighWeight: Double
+    let reportTypeConfirmedTestWeight: Double
+    let reportTypeConfirmedClinicalDiagnosisWeight: Double
+    let reportTypeSelfReportedWeight: Double
+    let reportTypeRecursiveWeight: Double
+    let reportTypeNoneMap: Int
+    let minimumRiskScore: ENRiskScore
+    let attenuationDurationThresholds: [Int]
+    let attenuationLevelValues: [ENRiskLevelValue]
+    let daysSinceLastExposureLevelValues: [ENRiskLevelValue]
+    let durationLevelValues: [ENRiskLevelValue]
+    let transmissionRiskLevelValues: [ENRiskLevelValue]
+}
+
+extension Server {
+    /// "The app asks the server for the URLs of any key files that the server generated after the last file that
+    /// the app checked": the key server's files from `index` on.
+    func getDiagnosisKeyFileURLs(startingAt index: Int, completion: @escaping (Result<[URL], Error>) -> Void) {
+        guard let server = SampleAppBackend.keyServer else { return completion(.success([])) }
+        do {
+            let files = try server.files(startingAt: index)
+            completion(.success(files.map { SampleAppBackend.filesURL.appendingPathComponent($0.name) }))
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// Downloads one key file from the key server into `SampleAppBackend.downloads`.
+    func downloadDiagnosisKeyFile(at remoteURL: URL, completion: @escaping (Result<[URL], Error>) -> Void) {
+        let name = String(remoteURL.absoluteString.dropFirst(SampleAppBackend.filesURL.absoluteString.count))
+        do {
+            guard let file = try SampleAppBackend.keyServer?.file(named: name) else {
+                throw ENError(.badParameter, "the key server has no file \(name)")
+            }
+            let local = SampleAppBackend.downloads.appendingPathComponent(remoteURL.lastPathComponent)
+            try file.data.write(to: local)
+            completion(.success([local]))
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// The earlier sample's key download ("downloads diagnosis keys from the server ... starting with the first
+    /// key the app hasn't downloaded before"): at most `maximumCount` of the posted keys from `index` on.
+    func getDiagnosisKeys(
+        startingAt index: Int, maximumCount: Int, completion: (Result<[ENTemporaryExposureKey], Error>) -> Void
+    ) {
+        let keys = diagnosisKeys.dropFirst(index).prefix(maximumCount).map {
+            ENTemporaryExposureKey(
+                keyData: $0.keyData, rollingStartNumber: $0.rollingStartNumber, rollingPeriod: $0.rollingPeriod,
+                transmissionRiskLevel: $0.transmissionRiskLevel)
+        }
+        completion(.success(keys))
+    }
+}

@@ -1,0 +1,67 @@
+internal import ENCore
+internal import ENStore
+internal import Foundation
+
+extension FuzzTarget {
+    /// A fixed moment, so that retention on open does not depend on the day the fuzzer runs.
+    static let storeClock = Date(timeIntervalSince1970: 1_600_000_000)
+
+    static func fuzzStore(_ input: Data) throws(FuzzViolation) {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("enfuzz-store-\(getpid())", isDirectory: true)
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("store.sqlite")
+
+        try write(input, to: file)
+        let clock = storeClock
+        do {
+            let store = try ENStore(path: file.path, configuration: ENStoreConfiguration(now: { clock }))
+            probe { () throws(ENError) in _ = try store.read(.managerState) }
+            probe { () throws(ENError) in _ = try store.read(.ownKeys) }
+            probe { () throws(ENError) in _ = try store.read(.retainedSightings) }
+            probe { () throws(ENError) in _ = try store.read(.recordCounts) }
+            probe { () throws(ENError) in _ = try store.read(.cachedKeyFileHashes) }
+            probe { () throws(ENError) in _ = try store.read(.rateLimitLedger(since: .distantPast)) }
+            probe { () throws(ENError) in try store.checkIntegrity() }
+            try? store.close()
+        } catch {
+            try checkUnchanged(file, input, "ENStore")
+        }
+
+        try write(input, to: file)
+        do {
+            let store = try ENAppStore(path: file.path)
+            probe { () throws(ENError) in _ = try store.read(.isOnboarded) }
+            probe { () throws(ENError) in _ = try store.read(.testResults) }
+            probe { () throws(ENError) in _ = try store.read(.exposures) }
+            probe { () throws(ENError) in _ = try store.read(.detectionState) }
+            try? store.close()
+        } catch {
+            try checkUnchanged(file, input, "ENAppStore")
+        }
+    }
+
+    /// Runs a query whose refusal is an accepted outcome: only a crash or a hang would be a finding.
+    private static func probe(_ query: () throws(ENError) -> Void) {
+        do { try query() } catch {}
+    }
+
+    private static func write(_ input: Data, to file: URL) throws(FuzzViolation) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: file.path + suffix)
+        }
+        do {
+            try input.write(to: file)
+        } catch {
+            throw FuzzViolation(.store, "cannot write the input file: \(error)")
+        }
+    }
+
+    /// A store that refused to open left the file as it was.
+    private static func checkUnchanged(_ file: URL, _ input: Data, _ store: String) throws(FuzzViolation) {
+        guard let after = try? Data(contentsOf: file), after == input else {
+            throw FuzzViolation(.store, "\(store) refused the file but changed it")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+internal import ENCore
+public import Foundation
+
+/// A parser of outside input that the package fuzzes, with the rules its result must keep.
+///
+/// Each target takes one input as bytes and calls the package's public entry point for it. An `ENError` is
+/// an accepted outcome (bad input refused); a violated rule is a ``FuzzViolation``: a result that contradicts
+/// itself (a decoded value that does not survive its own round trip, two decoders of one format that
+/// disagree), a refused file that was changed, a signature that verifies without the key. A crash, a hang or
+/// an allocation past the limits is caught by libFuzzer and the sanitizers around the same call.
+///
+/// `Scripts/fuzz.sh TARGET` fuzzes one target with libFuzzer; `swift run enfuzz TARGET FILE...` replays
+/// inputs without instrumentation; the regression tests replay every kept crasher and the seed corpora.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// `ENExportArchive(data:)` on a zip or a bare `export.bin`, then the key export, the streaming scanner,
+    /// the signature list and verification against a fixed trusted key.
+    case exportArchive = "export-archive"
+    /// `ENKeyExport(exportBinary:)`: a decoded export survives its own round trip.
+    case exportBinary = "export-binary"
+    /// `ENExportKeyScanner` over both sections, rejecting and skipping invalid keys: it agrees with
+    /// `ENKeyExport` on every file both accept.
+    case keyScanner = "key-scanner"
+    /// `ENExportSignature.decodeList` on an `export.sig`, then verification of a fixed `export.bin` with it:
+    /// a decoded list survives its round trip, and nothing verifies without the signing key.
+    case exportSignature = "export-signature"
+    /// `ENExposureConfiguration(jsonData:)` in both formats: a decoded configuration is valid and survives
+    /// its round trip.
+    case exposureConfiguration = "exposure-configuration"
+    /// Opening an `ENStore` and an `ENAppStore` file: a refused file is left byte for byte as it was, and an
+    /// opened one answers every query or refuses it with an error.
+    case store = "store"
+    /// `entool score` input, version 1 (`{"exposures": [...]}`) and version 2 (`{"windows": [...]}`), scored with
+    /// a fixed configuration: every refusal is an `ENError`, and a scored result encodes as JSON.
+    case scoreInput = "score-input"
+    /// `entool detect --sightings` JSON: every refusal is an `ENError`, and accepted sightings keep their values.
+    case sightings = "sightings"
+
+    /// Runs the target on one input.
+    ///
+    /// - Throws: ``FuzzViolation`` when the package broke one of its rules on this input.
+    public func run(_ input: Data) throws(FuzzViolation) {
+        switch self {
+        case .exportArchive: try Self.fuzzExportArchive(input)
+        case .exportBinary: try Self.fuzzExportBinary(input)
+        case .keyScanner: try Self.fuzzKeyScanner(input)
+        case .exportSignature: try Self.fuzzExportSignature(input)
+        case .exposureConfiguration: try Self.fuzzExposureConfiguration(input)
+        case .store: try Self.fuzzStore(input)
+        case .scoreInput: try Self.fuzzScoreInput(input)
+        case .sightings: try Self.fuzzSightings(input)
+        }
+    }
+}
