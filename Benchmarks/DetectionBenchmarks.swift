@@ -5,7 +5,6 @@ import ENExportFormat
 import ENMatching
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 
 /// Detection through `ENManager`: N keys in signed export files against 14 days of M = 20,000 sightings in the
 /// framework's store, as an app runs it (`detectExposures(configuration:diagnosisKeyURLs:)`), then again from
@@ -23,7 +22,7 @@ let detectionBenchmarkSuite = BenchmarkSuite(name: "detection") { context, repor
 enum DetectionBenchmark {
     /// Runs `body` to completion from synchronous code (the benchmark harness is synchronous).
     static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
+        let result = Locked<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let outcome: Result<T, any Error>

@@ -1,7 +1,6 @@
 internal import ENCore
 internal import ExposureNotificationKit
 public import Foundation
-internal import Synchronization
 
 /// The simulated air between devices: one ``ENEtherRadio`` per device, and encounters that carry each device's
 /// broadcast to the other's scanner.
@@ -14,7 +13,7 @@ public final class ENEther: Sendable {
     public let pathLoss: ENPathLossModel
     /// The scan timing of every device.
     public let scanTiming: ENScanTiming
-    private let radios = Mutex<[String: ENEtherRadio]>([:])
+    private let radios = Locked<[String: ENEtherRadio]>([:])
 
     /// Creates an ether.
     public init(pathLoss: ENPathLossModel = ENPathLossModel(), scanTiming: ENScanTiming = ENScanTiming()) {

@@ -1,7 +1,6 @@
 public import ENCore
 public import ExposureNotificationKit
 public import Foundation
-internal import Synchronization
 
 /// One device's radio in an ``ENEther``: always powered on unless the simulation turns it off.
 public final class ENEtherRadio: ENRadio {
@@ -17,7 +16,7 @@ public final class ENEtherRadio: ENRadio {
     public let txPower: Double
     /// How many dB too low the device's radio reads the signal strength.
     public let rssiCorrection: Double
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(name: String, txPower: Double, rssiCorrection: Double) {
         self.name = name

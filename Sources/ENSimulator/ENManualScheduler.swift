@@ -1,6 +1,5 @@
 public import ExposureNotificationKit
 public import Foundation
-internal import Synchronization
 
 /// A scheduler whose periodic work runs when its owner calls ``fire()``, whatever the interval: the background
 /// launcher of a simulated phone, where the simulation (or a test) decides when the phone gives the app its
@@ -12,12 +11,12 @@ internal import Synchronization
 public final class ENManualScheduler: ENScheduler {
     private final class Job: ENScheduledTask {
         let work: @Sendable () -> Void
-        let cancelled = Mutex(false)
+        let cancelled = Locked(false)
         init(_ work: @escaping @Sendable () -> Void) { self.work = work }
         func cancel() { cancelled.withLock { $0 = true } }
     }
 
-    private let jobs = Mutex<[Job]>([])
+    private let jobs = Locked<[Job]>([])
 
     /// Creates a scheduler with no jobs.
     public init() {}

@@ -1,13 +1,12 @@
 public import ExposureNotificationKit
 public import Foundation
-internal import Synchronization
 
 /// A virtual clock that every simulated device shares: it stands still until the simulation moves it.
 public final class ENVirtualClock: ENClock {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     /// Creates a clock showing `date`.
-    public init(_ date: Date) { current = Mutex(date) }
+    public init(_ date: Date) { current = Locked(date) }
 
     /// The simulated time.
     public var now: Date { current.withLock { $0 } }

@@ -1,6 +1,5 @@
 public import ExposureNotificationKit
 public import Foundation
-internal import Synchronization
 
 /// A scheduler on an ``ENVirtualClock``: periodic work runs when the simulation moves the clock past its time,
 /// in time order, on the thread that moves the clock.
@@ -8,17 +7,17 @@ public final class ENVirtualScheduler: ENScheduler {
     private final class Job: ENScheduledTask {
         let interval: TimeInterval
         let work: @Sendable () -> Void
-        let due: Mutex<Date?>
+        let due: Locked<Date?>
         init(interval: TimeInterval, first: Date, work: @escaping @Sendable () -> Void) {
             self.interval = interval
             self.work = work
-            due = Mutex(first)
+            due = Locked(first)
         }
         func cancel() { due.withLock { $0 = nil } }
     }
 
     private let clock: ENVirtualClock
-    private let jobs = Mutex<[Job]>([])
+    private let jobs = Locked<[Job]>([])
 
     /// Creates a scheduler on `clock`.
     public init(clock: ENVirtualClock) { self.clock = clock }

@@ -20,7 +20,7 @@ final class SimulatedApp: Sendable {
     }
 
     let name: String
-    private let pending = Mutex<Pending?>(nil)
+    private let pending = Locked<Pending?>(nil)
     private let launches = Atomic<UInt64>(0)
 
     init(name: String) { self.name = name }

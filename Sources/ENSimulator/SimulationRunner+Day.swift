@@ -4,7 +4,6 @@ internal import ENRiskV1
 internal import ENRiskV2
 internal import ExposureNotificationKit
 internal import Foundation
-internal import Synchronization
 
 extension SimulationRunner {
     private enum Step {
@@ -185,7 +184,7 @@ extension SimulationRunner {
             keys = try await device.manager.getDiagnosisKeys()
         case .preAuthorized:
             try await device.manager.preAuthorizeDiagnosisKeys()
-            let received = Mutex<[ENTemporaryExposureKey]>([])
+            let received = Locked<[ENTemporaryExposureKey]>([])
             device.manager.diagnosisKeysAvailableHandler = { keys in received.withLock { $0 += keys } }
             try await device.manager.requestPreAuthorizedDiagnosisKeys()
             // The handler runs on the manager's serial queue: wait until the queue has passed it.

@@ -5,7 +5,6 @@ internal import ENKeyServer
 internal import ENRiskV2
 internal import ExposureNotificationKit
 internal import Foundation
-internal import Synchronization
 
 /// What a directory-backed run journals with each finished day.
 struct SimulationCheckpoint: Codable {
@@ -32,9 +31,9 @@ final class SimulationRunner: Sendable {
     let signingKey: P256SigningKey
     let trustedKey: ENExportVerificationKey
     let scratch: URL
-    let sightings = Mutex<[String: Int]>([:])
+    let sightings = Locked<[String: Int]>([:])
     /// The key files written to disk in this run, by name (see ``download(_:)``).
-    let downloaded = Mutex<[String: URL]>([:])
+    let downloaded = Locked<[String: URL]>([:])
     /// How many devices run their daily detection at once.
     let concurrentDetections: Int
 

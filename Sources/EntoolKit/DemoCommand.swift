@@ -2,7 +2,6 @@ import ArgumentParser
 import ENCore
 import ENSimulator
 import Foundation
-import Synchronization
 
 /// `entool demo`: the whole system at work: devices, radio, key server and detection, narrated.
 struct DemoCommand: AsyncParsableCommand {
@@ -116,7 +115,7 @@ struct DemoCommand: AsyncParsableCommand {
 final class DemoNarrator: Sendable {
     let verbose: Bool
     let progress: Bool
-    private let state = Mutex((publishing: Duration.zero, detecting: Duration.zero, detections: 0))
+    private let state = Locked((publishing: Duration.zero, detecting: Duration.zero, detections: 0))
 
     init(verbose: Bool, progress: Bool) {
         self.verbose = verbose

@@ -1,7 +1,6 @@
 internal import ENCore
 internal import ENCrypto
 internal import Foundation
-internal import Synchronization
 
 /// What the manager broadcasts: for each moment, the identifier and metadata of the moment's interval, derived
 /// from the key current then (made and stored when none covers it). The derived keys of the current temporary
@@ -19,7 +18,7 @@ final class Broadcaster: ENBroadcastSource {
         let identifierKey: RollingProximityIdentifierKey
         let metadataKey: AssociatedEncryptedMetadataKey
     }
-    private let cache = Mutex<Derived?>(nil)
+    private let cache = Locked<Derived?>(nil)
 
     func advertisement(at date: Date) throws(ENError) -> ENAdvertisement {
         let key = try storage.currentKey(at: date)

@@ -1,6 +1,5 @@
 package import ENCore
 package import Foundation
-internal import Synchronization
 
 /// The delivery rules of Apple's handlers, in one place for every ``ExposureManaging`` of the package: handlers
 /// run on the dispatch queue; each pending completion is delivered exactly once, with its result or with
@@ -18,7 +17,7 @@ package final class ENCompletionGate: Sendable {
         var pendingOperations: [UInt64: @Sendable () -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init() {}
 
@@ -154,7 +153,7 @@ private final class ResumeOnce<Value: Sendable>: Sendable {
         var done = false
         var cancelRequested = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Cancels the operation's task (now, or as soon as it is known): the caller's task was cancelled.
     func cancelOperation() {

@@ -1,7 +1,6 @@
 internal import ENCore
 public import ENExportFormat
 public import Foundation
-internal import Synchronization
 
 /// Everything Apple's framework gets from the operating system, given to an ``ENManager`` instead: the user's
 /// answers, the radio, the clock, where the framework keeps its state, the signing keys the app trusts, the
@@ -84,7 +83,7 @@ public struct ENEnvironment: Sendable {
         self.limits = limits
     }
 
-    private static let shared = Mutex(ENEnvironment())
+    private static let shared = Locked(ENEnvironment())
 
     /// The process-wide environment that `ENManager()` uses: set it once at start-up, before the first manager.
     ///

@@ -3,7 +3,6 @@ internal import ENMatching
 public import ENRiskV1
 internal import ENStore
 public import Foundation
-internal import Synchronization
 
 /// Apple's earliest detection API (iOS 13.5 beta): diagnosis keys handed over in batches, version 1 results read
 /// back in pages.
@@ -86,7 +85,7 @@ public final class ENExposureDetectionSession: Sendable {
     /// still being matched: 1000, Apple's value.
     public let maximumKeyCount: Int = 1000
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let gate = ENCompletionGate()
     private let storage: FrameworkStorage
     /// Runs the session's work in call order (a serial queue); tests suspend it to hold work pending.

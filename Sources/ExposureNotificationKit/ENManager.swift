@@ -4,7 +4,6 @@ public import ENRiskV1
 public import ENRiskV2
 internal import ENStore
 public import Foundation
-internal import Synchronization
 
 /// Apple's `ENManager`, on any platform: authorization and enabling, key rolling and broadcasting through a
 /// radio, sightings, diagnosis-key release (with consent, and pre-authorized), and the framework's persistent
@@ -58,7 +57,7 @@ public final class ENManager: ExposureManaging {
 
     /// What the operating system provides, as given when the manager was created.
     public let environment: ENEnvironment
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let gate = ENCompletionGate()
     private let storage: FrameworkStorage
     /// Tells this manager's summaries from other managers'.

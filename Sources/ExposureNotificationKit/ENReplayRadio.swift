@@ -1,5 +1,4 @@
 public import ENCore
-internal import Synchronization
 
 /// A radio that hands over sightings recorded elsewhere: all of them, in order, when scanning first starts, and
 /// nothing after. It is always on and broadcasts nothing.
@@ -14,11 +13,11 @@ internal import Synchronization
 /// ```
 public final class ENReplayRadio: ENRadio {
     /// The sightings not yet handed over; `nil` once scanning has started.
-    private let pending: Mutex<[ENSighting]?>
+    private let pending: Locked<[ENSighting]?>
 
     /// Creates a radio that will hand over `sightings` when scanning first starts.
     public init(sightings: [ENSighting]) {
-        pending = Mutex(sightings)
+        pending = Locked(sightings)
     }
 
     /// Always `true`.

@@ -1,7 +1,6 @@
 internal import ENCore
 internal import ENCrypto
 internal import Foundation
-internal import Synchronization
 
 /// Where a detection keeps the verified `export.bin` of the files beyond its memory budget
 /// (``ENLimits/detectionMemoryBudget``): a private temporary directory, created on the first file and removed
@@ -9,7 +8,7 @@ internal import Synchronization
 /// unzipping the file again; what is read back must hash as it did when it was verified.
 final class ExportBinarySpill: Sendable {
     private let directory: URL
-    private let created = Mutex(false)
+    private let created = Locked(false)
 
     init() {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(

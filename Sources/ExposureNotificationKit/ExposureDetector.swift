@@ -215,12 +215,12 @@ final class VerificationRun: Sendable {
     private let next = Atomic(0)
     private let firstFailure = Atomic(Int.max)
     private let budgetLeft: Atomic<Int>
-    private let results: Mutex<[Result<VerifiedFile, ENError>?]>
+    private let results: Locked<[Result<VerifiedFile, ENError>?]>
 
     init(fileCount: Int, budget: Int) {
         self.fileCount = fileCount
         budgetLeft = Atomic(budget)
-        results = Mutex(Array(repeating: nil, count: fileCount))
+        results = Locked(Array(repeating: nil, count: fileCount))
     }
 
     /// The next file to verify, or `nil` when all are taken or one before it failed.
@@ -263,7 +263,7 @@ final class KeyChunks: Sequence, Sendable {
     private let sources: [KeySource]
     private let store: ENStore
     private let oldest: ENIntervalNumber
-    private let failure = Mutex<ENError?>(nil)
+    private let failure = Locked<ENError?>(nil)
 
     init(sources: [KeySource], store: ENStore, oldest: ENIntervalNumber) {
         self.sources = sources

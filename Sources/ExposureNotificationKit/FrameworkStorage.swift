@@ -2,7 +2,6 @@ internal import ENCore
 internal import ENCrypto
 internal import ENStore
 internal import Foundation
-internal import Synchronization
 
 /// The manager's one way into the framework's persistent state (`ENStore`): opened on first use, at the
 /// environment's location, on the environment's clock. Every read and write the manager makes is here.
@@ -11,7 +10,7 @@ final class FrameworkStorage: Sendable {
     static let fileName = "ExposureNotificationFramework.sqlite"
 
     private let environment: ENEnvironment
-    private let opened = Mutex<ENStore?>(nil)
+    private let opened = Locked<ENStore?>(nil)
     init(environment: ENEnvironment) {
         self.environment = environment
     }

@@ -1,5 +1,4 @@
 internal import ENCore
-internal import Synchronization
 
 /// The result of work started at once (on a queue) and awaited later, by any number of callers: the session
 /// enqueues its work in call order and hands the waiting to ``ENCompletionGate``.
@@ -8,7 +7,7 @@ final class PendingResult<Value: Sendable>: Sendable {
         var result: Result<Value, ENError>?
         var waiters: [CheckedContinuation<Result<Value, ENError>, Never>] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Sets the result (the first one wins) and resumes every waiter.
     func complete(_ result: Result<Value, ENError>) {

@@ -1,6 +1,5 @@
 public import ExposureNotificationKit
 public import Foundation
-internal import Synchronization
 
 /// An in-memory `ExposureManaging` whose answers a test scripts: the user's answers, the keys, the status,
 /// the errors. It keeps Apple's call-order rules and error codes (`apiMisuse` before `activate` and on a second
@@ -100,12 +99,12 @@ public final class ScriptedExposureManager: ExposureManaging {
         var observers: [AsyncStream<ENStatusUpdate>.Continuation] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let gate = ENCompletionGate()
 
     /// Creates a double that answers as `script` says.
     public init(script: Script = Script()) {
-        state = Mutex(State(script: script))
+        state = Locked(State(script: script))
     }
 
     /// The script; change it at any time.

@@ -3,7 +3,6 @@ import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import Foundation
-import Synchronization
 
 /// A fixed reference moment: 2026-05-09 06:13:20 UTC (interval 2_963_845).
 let referenceDate = Date(timeIntervalSinceReferenceDate: 800_000_000)
@@ -25,9 +24,9 @@ func makeKey(
 
 /// A clock the test moves by hand.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
-    init(_ date: Date = referenceDate) { current = Mutex(date) }
+    init(_ date: Date = referenceDate) { current = Locked(date) }
 
     var now: Date { current.withLock { $0 } }
 

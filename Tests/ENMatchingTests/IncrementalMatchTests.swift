@@ -135,7 +135,7 @@ struct IncrementalMatchTests {
         var run = ENIncrementalMatch(matcher: try ENMatcher(sightings: sightings))
         #expect(run.progress == ENMatchingProgress(keysProcessed: 0, keysMatched: 0))
         try run.add(Array(keys[..<20]))
-        let reports = Mutex<[Int]>([])
+        let reports = Locked<[Int]>([])
         try run.add(
             Array(keys[20...]),
             options: .init(batchSize: 5, progress: { p in reports.withLock { $0.append(p.keysProcessed) } }))

@@ -113,7 +113,7 @@ struct MatchingOptionsTests {
     @Test("progress is reported after every batch")
     func progress() throws {
         let (keys, sightings) = try Self.keysAndSightings()
-        let reports = Mutex<[ENMatchingProgress]>([])
+        let reports = Locked<[ENMatchingProgress]>([])
         let result = try ENMatcher(sightings: sightings).match(
             keyChunks: [Array(keys[..<120]), Array(keys[120...])],
             options: .init(threadCount: 2, batchSize: 50, progress: { p in reports.withLock { $0.append(p) } }))
@@ -125,8 +125,8 @@ struct MatchingOptionsTests {
 
     /// What a lazily produced input saw: the threads that read it and how far reading ran ahead of matching.
     final class ReadRecorder: Sendable {
-        let processed = Mutex(0)
-        let seen = Mutex<(threads: Set<ObjectIdentifier>, largestLead: Int)>(([], 0))
+        let processed = Locked(0)
+        let seen = Locked<(threads: Set<ObjectIdentifier>, largestLead: Int)>(([], 0))
     }
 
     /// A lazily produced input that records, at each chunk it hands out, the thread and how far reading is

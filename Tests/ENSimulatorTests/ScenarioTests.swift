@@ -2,7 +2,6 @@ import ENCore
 import ENSimulator
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("ENScenario, radio model, clock and scheduler")
@@ -101,7 +100,7 @@ struct ScenarioTests {
     func scheduler() {
         let clock = ENVirtualClock(Date(timeIntervalSince1970: 0))
         let scheduler = ENVirtualScheduler(clock: clock)
-        let log = Mutex<[(String, TimeInterval)]>([])
+        let log = Locked<[(String, TimeInterval)]>([])
         let hourly = scheduler.schedule(every: 3600) {
             log.withLock { $0.append(("h", clock.now.timeIntervalSince1970)) }
         }

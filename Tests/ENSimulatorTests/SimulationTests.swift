@@ -4,7 +4,6 @@ import ENRiskV2
 import ENSimulator
 import ENTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("ENSimulation end to end")
@@ -126,7 +125,7 @@ struct SimulationTests {
     @Test("the report does not depend on how many devices detect at once; events stay in device order")
     func concurrency() async throws {
         let town = ENScenario.randomTown(devices: 16, days: 4, seed: 11)
-        let order = Mutex<[[String]]>([])
+        let order = Locked<[[String]]>([])
         let serial = try await ENSimulation(scenario: town, concurrentDetections: 1).run()
         let parallel = try await ENSimulation(scenario: town, concurrentDetections: 4).run { event in
             guard case .detected(let device, _, _, _, _, _) = event else { return }
@@ -167,7 +166,7 @@ struct SimulationTests {
 
 /// Collects simulation events.
 final class EventLog: Sendable {
-    private let events = Mutex<[ENSimulationEvent]>([])
+    private let events = Locked<[ENSimulationEvent]>([])
     func append(_ event: ENSimulationEvent) { events.withLock { $0.append(event) } }
     var shared: [(keys: Int, accepted: Int, duplicates: Int)] {
         events.withLock { events in

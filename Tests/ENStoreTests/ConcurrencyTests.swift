@@ -130,7 +130,7 @@ func recordCountsOnThread(_ store: ENStore) async throws -> ENStoreRecordCounts 
 final class Tally: Sendable {
     let reads = Atomic<Int>(0)
     let torn = Atomic<Int>(0)
-    let firstTorn = Mutex<ENStoreRecordCounts?>(nil)
+    let firstTorn = Locked<ENStoreRecordCounts?>(nil)
 }
 
 /// A flag shared between tasks.

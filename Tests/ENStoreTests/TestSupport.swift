@@ -3,14 +3,13 @@ import ENCrypto
 import ENStore
 import ENTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// A clock the test moves by hand.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
-    init(_ date: Date) { current = Mutex(date) }
+    init(_ date: Date) { current = Locked(date) }
 
     var now: Date { current.withLock { $0 } }
 

@@ -1,7 +1,6 @@
 import ENSimulator
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 import Testing
 
 /// The code of the DocC article "Authorization, sharing and pre-authorization", compiled and run.
@@ -23,7 +22,7 @@ struct ArticleTests {
         let keys = try await manager.getDiagnosisKeys()
         #expect(keys.isEmpty)  // nothing was broadcast yet: the silent radio never asked for a key
 
-        let released = Mutex(0)
+        let released = Locked(0)
         manager.diagnosisKeysAvailableHandler = { _ in released.withLock { $0 += 1 } }
         try await manager.preAuthorizeDiagnosisKeys()
         try await manager.requestPreAuthorizedDiagnosisKeys()

@@ -6,11 +6,10 @@ import ENStore
 import ENTestSupport
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 
 /// A notification sink that keeps what it was asked to show.
 final class RecordingNotificationSink: ENNotificationSink {
-    let shown = Mutex<[String]>([])
+    let shown = Locked<[String]>([])
     func notifyUser(_ userExplanation: String) { shown.withLock { $0.append(userExplanation) } }
 }
 
@@ -111,6 +110,11 @@ struct DetectionScenario {
     /// Moves `me`'s clock to `date` (two hours after the encounter by default).
     func detectAt(_ date: Date = encounterStart.addingTimeInterval(7200)) {
         me.clock.set(date)
+    }
+
+    /// Detects on `me`'s manager over `urls` with the scenario's configuration.
+    func detect(_ urls: [URL]) async throws -> ENExposureDetectionSummary {
+        try await manager.detectExposures(configuration: Self.configuration, diagnosisKeyURLs: urls)
     }
 
     /// The records in `me`'s framework store, read beside the manager.

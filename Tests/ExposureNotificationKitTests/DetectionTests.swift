@@ -43,8 +43,7 @@ struct DetectionTests {
         try scenario.encounter()
         let zip = try scenario.writeZip(try await scenario.releasedKeys(), name: "export-1.zip")
         scenario.detectAt()
-        let summary = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [zip])
+        let summary = try await scenario.detect([zip])
 
         let windows = try await scenario.manager.getExposureWindows(summary: summary)
         try #require(windows.count == 1)
@@ -75,8 +74,7 @@ struct DetectionTests {
         try scenario.encounter()
         let zip = try scenario.writeZip(try await scenario.releasedKeys(), name: "export-1.zip")
         scenario.detectAt()
-        let summary = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [zip])
+        let summary = try await scenario.detect([zip])
         #expect(summary.matchedKeyCount == 1)
         #expect(summary.daysSinceLastExposure == 0)
         #expect(summary.daySummaries.isEmpty)
@@ -108,8 +106,7 @@ struct DetectionTests {
         try scenario.encounter(shift: 3 * 3600)
         let zip = try scenario.writeZip(try await scenario.releasedKeys(), name: "export-1.zip")
         scenario.detectAt(DetectionScenario.encounterStart.addingTimeInterval(5 * 3600))
-        let summary = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [zip])
+        let summary = try await scenario.detect([zip])
         #expect(summary.daySummaries.isEmpty)
         #expect(try await scenario.manager.getExposureWindows(summary: summary).isEmpty)
     }
@@ -126,11 +123,9 @@ struct DetectionTests {
         let confirmed = try scenario.writeZip(keys, name: "confirmed.zip")
         let revocation = try scenario.writeZip([], revisedKeys: revoked, name: "revocation.zip")
         scenario.detectAt()
-        let first = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [confirmed])
+        let first = try await scenario.detect([confirmed])
         #expect(first.daySummaries.count == 1)
-        let second = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [revocation])
+        let second = try await scenario.detect([revocation])
         #expect(second.daySummaries.isEmpty)
         #expect(try await scenario.manager.getExposureWindows(summary: second).isEmpty)
     }
@@ -142,8 +137,7 @@ struct DetectionTests {
         try scenario.encounter()
         let zip = try scenario.writeZip(try await scenario.releasedKeys(reportType: .revoked), name: "revoked.zip")
         scenario.detectAt()
-        let summary = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [zip])
+        let summary = try await scenario.detect([zip])
         #expect(summary.daySummaries.isEmpty)
         #expect(try await scenario.manager.getExposureWindows(summary: summary).isEmpty)
     }
@@ -158,8 +152,7 @@ struct DetectionTests {
         let original = try scenario.writeZip(keys, name: "original.zip")
         let revision = try scenario.writeZip([], revisedKeys: revised, name: "revision.zip")
         scenario.detectAt()
-        let summary = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [original, revision])
+        let summary = try await scenario.detect([original, revision])
         let windows = try await scenario.manager.getExposureWindows(summary: summary)
         #expect(windows.map(\.diagnosisReportType) == [.confirmedTest])
     }
@@ -180,8 +173,7 @@ struct DetectionTests {
         try archive.exportBinary.write(to: bin)
         try archive.signatureFile!.write(to: sig)
         scenario.detectAt()
-        let summary = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: [sig, zip, bin, zip])
+        let summary = try await scenario.detect([sig, zip, bin, zip])
         let windows = try await scenario.manager.getExposureWindows(summary: summary)
         #expect(windows.count == 1)
         #expect(summary.daySummaries.first?.daySummary.weightedDurationSum == 660)

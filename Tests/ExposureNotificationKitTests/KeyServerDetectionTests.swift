@@ -39,8 +39,7 @@ struct KeyServerDetectionTests {
         }
         #expect(urls.count == 2)
         scenario.detectAt()
-        let summary = try await scenario.manager.detectExposures(
-            configuration: DetectionScenario.configuration, diagnosisKeyURLs: urls)
+        let summary = try await scenario.detect(urls)
         let windows = try await scenario.manager.getExposureWindows(summary: summary)
         #expect(!windows.isEmpty)
         #expect(Set(windows.map(\.diagnosisReportType)) == [.confirmedTest])

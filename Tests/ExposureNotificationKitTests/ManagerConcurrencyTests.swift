@@ -2,7 +2,6 @@ import ENCore
 import ENSimulator
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("ENManager: concurrent callers")
@@ -49,7 +48,7 @@ struct ManagerConcurrencyTests {
 }
 
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
 }

@@ -3,7 +3,6 @@ import ENCrypto
 import ENSimulator
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("ENManager: broadcasting and key release")
@@ -130,7 +129,7 @@ struct PreAuthorizationTests {
         let manager = try await fixture.enabledManager()
         let queue = DispatchQueue(label: "keys")
         manager.dispatchQueue = queue
-        let deliveries = Mutex<[[ENTemporaryExposureKey]]>([])
+        let deliveries = Locked<[[ENTemporaryExposureKey]]>([])
         await #expect(throws: ENError(.apiMisuse)) { try await manager.requestPreAuthorizedDiagnosisKeys() }
         manager.diagnosisKeysAvailableHandler = { keys in deliveries.withLock { $0.append(keys) } }
         await #expect(throws: ENError(.notAuthorized)) { try await manager.requestPreAuthorizedDiagnosisKeys() }

@@ -1,13 +1,12 @@
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 import Testing
 
 /// `ENManager.setValue(_:forKey:)`: the iOS 12.5 article sets `activityHandler` by key-value coding.
 @Suite struct ManagerKeyValueCodingTests {
     @Test func setsTheActivityHandlerFromRawFlags() {
         let manager = ENManager(environment: ENEnvironment())
-        let received = Mutex<[UInt32]>([])
+        let received = Locked<[UInt32]>([])
         let handler: (UInt32) -> Void = { flags in received.withLock { $0.append(flags) } }
         manager.setValue(handler, forKey: "activityHandler")
         manager.activityHandler?(.periodicRun)

@@ -2,7 +2,6 @@ import ENCore
 import ENSimulator
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("ENManager: activation, invalidation and status")
@@ -43,8 +42,8 @@ struct ManagerLifecycleTests {
         manager.dispatchQueue = queue
         try await manager.activate()
 
-        let events = Mutex<[String]>([])
-        let done = Mutex(false)
+        let events = Locked<[String]>([])
+        let done = Locked(false)
         manager.invalidationHandler = {
             dispatchPrecondition(condition: .onQueue(queue))
             events.withLock { $0.append("invalidated") }
@@ -163,7 +162,7 @@ struct ManagerLifecycleTests {
         let manager = fixture.manager()
         let queue = DispatchQueue(label: "activity")
         manager.dispatchQueue = queue
-        let flags = Mutex<[ENActivityFlags]>([])
+        let flags = Locked<[ENActivityFlags]>([])
         manager.activityHandler = { flag in flags.withLock { $0.append(flag) } }
         try await manager.activate()
         #expect(fixture.scheduler.fire() == 0)
@@ -196,7 +195,7 @@ final class SlowConsent: ENConsentProvider {
         var prompts = 0
         var waiting: [CheckedContinuation<Bool, Never>] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func answer(_ value: Bool) {
         let waiting = state.withLock { state in

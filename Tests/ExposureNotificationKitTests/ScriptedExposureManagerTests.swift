@@ -2,7 +2,6 @@ import ENSimulator
 import ExposureNotificationKit
 import ExposureNotificationKitTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// App code written once against the protocol: enable, share keys.
@@ -67,7 +66,7 @@ struct ScriptedExposureManagerTests {
         let double = ScriptedExposureManager(script: .init(diagnosisKeys: [Self.key]))
         let queue = DispatchQueue(label: "double")
         double.dispatchQueue = queue
-        let released = Mutex<[[ENTemporaryExposureKey]]>([])
+        let released = Locked<[[ENTemporaryExposureKey]]>([])
         double.diagnosisKeysAvailableHandler = { keys in released.withLock { $0.append(keys) } }
         try await double.activate()
         try await double.setExposureNotificationEnabled(true)
@@ -86,7 +85,7 @@ struct ScriptedExposureManagerTests {
         let scripted = try #require(double as? ScriptedExposureManager)
         let queue = DispatchQueue(label: "double")
         scripted.dispatchQueue = queue
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         await withCheckedContinuation { continuation in
             double.activate { error in
                 events.withLock { $0.append("activate \(error == nil)") }

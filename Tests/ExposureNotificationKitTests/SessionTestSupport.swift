@@ -4,7 +4,6 @@ import ENSimulator
 import ENTestSupport
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 
 /// A device whose framework store (a directory, shared by the manager and the sessions) holds what its radio
 /// heard, and sessions on it. Its manager has Exposure Notification authorized and enabled (unless asked not to).
@@ -110,7 +109,7 @@ enum Encounter {
 
 /// Collects what handlers report, in order.
 final class HandlerLog: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     func append(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
 }

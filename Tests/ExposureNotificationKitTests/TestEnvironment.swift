@@ -2,7 +2,6 @@ import ENCore
 import ENSimulator
 import ExposureNotificationKit
 import Foundation
-import Synchronization
 
 /// The tests' clock: the simulator's (`set(_:)` moves it anywhere, `advance(to:)` only forward).
 typealias TestClock = ENVirtualClock
@@ -15,7 +14,7 @@ final class ScriptedConsent: ENConsentProvider {
         var preAuthorize = true
         var prompts: [String] = []
     }
-    let answers = Mutex(Answers())
+    let answers = Locked(Answers())
 
     func authorizeExposureNotification() async -> Bool {
         answers.withLock {
