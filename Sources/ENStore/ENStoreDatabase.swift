@@ -24,9 +24,24 @@ public final class ENStoreDatabase: Sendable {
         path: String, schema: StoreSchema, validate: (Database) throws -> Void = { _ in },
         prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
     ) throws(ENError) {
-        try Self.validateExistingFile(at: path, schema: schema, validate: validate)
+        let inRollbackJournalMode = try Self.validateExistingFile(at: path, schema: schema, validate: validate)
         var configuration = Self.configuration(label: schema.kind)
         configuration.busyMode = .timeout(10)
+        if inRollbackJournalMode {
+            // Switching to write-ahead logging rewrites the file's header: migrate such a file in its own mode first,
+            // where a failure rolls back to the file as it was, and switch only once the migrations have committed.
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                defer { try? queue.close() }
+                try queue.read { db in
+                    if try db.tableExists("grdb_migrations") { try schema.checkNotSuperseded(db, path: path) }
+                }
+                try schema.migrator.migrate(queue)
+                try queue.write(prepare)
+            } catch {
+                throw ENError.store(error, path: path)
+            }
+        }
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
         } catch {
@@ -63,10 +78,12 @@ public final class ENStoreDatabase: Sendable {
     }
 
     /// Checks an existing file without writing to it.
+    ///
+    /// - Returns: whether the file holds a database not yet in write-ahead-log mode.
     private static func validateExistingFile(
         at path: String, schema: StoreSchema, validate: (Database) throws -> Void
-    ) throws(ENError) {
-        guard FileManager.default.fileExists(atPath: path) else { return }
+    ) throws(ENError) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
         // Opening a store switches a file to write-ahead logging, which rewrites its header: a file not yet in
         // that mode (new, foreign or damaged) must prove it is sound before anything is written to it.
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 20) } ?? Data()
@@ -103,6 +120,7 @@ public final class ENStoreDatabase: Sendable {
         } catch {
             throw ENError.store(error, path: path)
         }
+        return !header.isEmpty && !inWALMode
     }
 
     private func migrate(_ schema: StoreSchema, prepare: @escaping @Sendable (Database) throws -> Void) throws(ENError)
