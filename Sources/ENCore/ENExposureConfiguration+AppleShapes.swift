@@ -36,14 +36,11 @@ extension ENExposureConfiguration {
             }
         }
         set {
-            metadataValues = newValue.map { dictionary in
-                var values: [String: ENMetadataValue] = [:]
-                for (key, value) in dictionary {
-                    guard let converted = ENMetadataValue(bridging: value) else { continue }
-                    values[ENMetadataValue.keyString(key)] = converted
-                }
-                return values
+            guard let newValue, case .object(let values)? = ENMetadataValue(bridging: newValue) else {
+                metadataValues = nil
+                return
             }
+            metadataValues = values
         }
     }
 }

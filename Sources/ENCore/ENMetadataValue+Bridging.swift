@@ -59,7 +59,7 @@ extension ENMetadataValue {
     }
 
     /// A dictionary key as a JSON object key: the string itself, or the key's description.
-    static func keyString(_ key: AnyHashable) -> String {
+    private static func keyString(_ key: AnyHashable) -> String {
         key.base as? String ?? String(describing: key.base)
     }
 

@@ -30,17 +30,14 @@ public final class ENStoreDatabase: Sendable {
         if inRollbackJournalMode {
             // Switching to write-ahead logging rewrites the file's header: migrate such a file in its own mode first,
             // where a failure rolls back to the file as it was, and switch only once the migrations have committed.
+            let queue: DatabaseQueue
             do {
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                defer { try? queue.close() }
-                try queue.read { db in
-                    if try db.tableExists("grdb_migrations") { try schema.checkNotSuperseded(db, path: path) }
-                }
-                try schema.migrator.migrate(queue)
-                try queue.write(prepare)
+                queue = try DatabaseQueue(path: path, configuration: configuration)
             } catch {
                 throw ENError.store(error, path: path)
             }
+            defer { try? queue.close() }
+            try Self.migrate(queue, path: path, schema, prepare: prepare)
         }
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
@@ -48,7 +45,7 @@ public final class ENStoreDatabase: Sendable {
             throw ENError.store(error, path: path)
         }
         self.path = path
-        try migrate(schema, prepare: prepare)
+        try Self.migrate(writer, path: path, schema, prepare: prepare)
     }
 
     /// Opens an empty in-memory database with `schema`.
@@ -61,7 +58,7 @@ public final class ENStoreDatabase: Sendable {
             throw ENError.store(error, path: ":memory:")
         }
         path = nil
-        try migrate(schema, prepare: prepare)
+        try Self.migrate(writer, path: ":memory:", schema, prepare: prepare)
     }
 
     /// A description of where the database lives, for error messages.
@@ -123,9 +120,11 @@ public final class ENStoreDatabase: Sendable {
         return !header.isEmpty && !inWALMode
     }
 
-    private func migrate(_ schema: StoreSchema, prepare: @escaping @Sendable (Database) throws -> Void) throws(ENError)
-    {
-        let path = displayPath
+    /// Refuses a database written by a newer build, runs the schema's migrations and then `prepare`.
+    private static func migrate(
+        _ writer: some DatabaseWriter, path: String, _ schema: StoreSchema,
+        prepare: @escaping @Sendable (Database) throws -> Void
+    ) throws(ENError) {
         do {
             try writer.read { db in
                 if try db.tableExists("grdb_migrations") { try schema.checkNotSuperseded(db, path: path) }
