@@ -18,6 +18,7 @@
 #include <openssl/bio.h>
 #include <openssl/ec.h>
 #include <openssl/sha.h>
+#include <openssl/hmac.h>
 
 /// OPENSSL_free is a function-like macro, which Swift cannot import.
 static inline void CLibCrypto_free(void *ptr) { OPENSSL_free(ptr); }

@@ -1,4 +1,4 @@
-import ENCore
+package import ENCore
 
 /// A protobuf wire-format reader over a byte buffer: the one decoder of `export.bin` and `export.sig`.
 ///
@@ -7,32 +7,32 @@ import ENCore
 /// knows it. Which message, list and record the error is in, the caller adds with `ENError.adding(_:)` on the
 /// way out, so that the hot path builds no context. One-byte varints and tags, which are almost every value in an
 /// export file, take an inlined fast path.
-struct WireReader {
-    let base: UnsafeRawBufferPointer
-    var position: Int
-    let end: Int
+package struct WireReader {
+    package let base: UnsafeRawBufferPointer
+    package var position: Int
+    package let end: Int
 
-    init(_ base: UnsafeRawBufferPointer, from start: Int, to end: Int) {
+    package init(_ base: UnsafeRawBufferPointer, from start: Int, to end: Int) {
         self.base = base
         self.position = start
         self.end = end
     }
 
-    var isAtEnd: Bool { position >= end }
+    package var isAtEnd: Bool { position >= end }
 
     /// Protobuf wire types.
-    enum WireType: UInt8 {
+    package enum WireType: UInt8 {
         case varint = 0, fixed64 = 1, lengthDelimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5
     }
 
     /// A malformation at the current position, in `field` when it is known.
-    func malformed(_ reason: String, field: String? = nil) -> ENError {
+    package func malformed(_ reason: String, field: String? = nil) -> ENError {
         .badFormat("\(reason) at byte \(position)", context: .init(field: field))
     }
 
     /// A varint of up to 64 bits.
     @inline(__always)
-    mutating func readVarint() throws(ENError) -> UInt64 {
+    package mutating func readVarint() throws(ENError) -> UInt64 {
         if position < end {
             let byte = base[position]
             if byte < 0x80 {
@@ -61,7 +61,7 @@ struct WireReader {
     /// A field tag as it is on the wire, `field << 3 | wireType`, checked: the field number is not 0 and the
     /// wire type exists. Switching on the raw tag matches field and wire type at once.
     @inline(__always)
-    mutating func readTag() throws(ENError) -> UInt32 {
+    package mutating func readTag() throws(ENError) -> UInt32 {
         if position < end {
             let byte = base[position]
             // One byte: fields 1...15; wire types 6 and 7 do not exist, field 0 is invalid.
@@ -83,12 +83,12 @@ struct WireReader {
     }
 
     /// The field number of a tag.
-    static func field(_ tag: UInt32) -> UInt32 { tag >> 3 }
+    package static func field(_ tag: UInt32) -> UInt32 { tag >> 3 }
 
     /// The wire type of a checked tag.
-    static func wireType(_ tag: UInt32) -> WireType { WireType(rawValue: UInt8(tag & 7))! }
+    package static func wireType(_ tag: UInt32) -> WireType { WireType(rawValue: UInt8(tag & 7))! }
 
-    mutating func readFixed64() throws(ENError) -> UInt64 {
+    package mutating func readFixed64() throws(ENError) -> UInt64 {
         guard end - position >= 8 else { throw malformed("truncated fixed64") }
         let value = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
         position += 8
@@ -97,7 +97,7 @@ struct WireReader {
 
     /// Reads a length prefix and returns the range of the payload, leaving the reader after it.
     @inline(__always)
-    mutating func readLengthDelimited() throws(ENError) -> Range<Int> {
+    package mutating func readLengthDelimited() throws(ENError) -> Range<Int> {
         let length = try readVarint()
         guard length <= UInt64(end - position) else {
             throw malformed("length \(length) runs past the end of the data")
@@ -108,7 +108,7 @@ struct WireReader {
     }
 
     /// Skips the value of a field this reader does not use (legacy and future fields are tolerated).
-    mutating func skip(tag: UInt32, depth: Int = 0) throws(ENError) {
+    package mutating func skip(tag: UInt32, depth: Int = 0) throws(ENError) {
         switch Self.wireType(tag) {
         case .varint: _ = try readVarint()
         case .fixed64:
@@ -134,7 +134,7 @@ struct WireReader {
 
     /// Refuses a known field that arrived with another wire type than the schema declares (swift-protobuf
     /// would file it among the unknown fields, and the field would silently take its default).
-    func expect(_ tag: UInt32, _ expected: WireType, _ name: String) throws(ENError) {
+    package func expect(_ tag: UInt32, _ expected: WireType, _ name: String) throws(ENError) {
         guard tag & 7 == UInt32(expected.rawValue) else {
             throw malformed("wire type \(tag & 7), expected \(expected.rawValue)", field: name)
         }
@@ -142,12 +142,12 @@ struct WireReader {
 
     /// An `int32` field: the low 32 bits of the varint, as protobuf specifies.
     @inline(__always)
-    mutating func readInt32() throws(ENError) -> Int32 {
+    package mutating func readInt32() throws(ENError) -> Int32 {
         Int32(truncatingIfNeeded: try readVarint())
     }
 
     /// A UTF-8 `string` field.
-    mutating func readString(_ name: String) throws(ENError) -> String {
+    package mutating func readString(_ name: String) throws(ENError) -> String {
         let range = try readLengthDelimited()
         guard let text = String(validating: UnsafeRawBufferPointer(rebasing: base[range]), as: UTF8.self) else {
             throw malformed("not valid UTF-8", field: name)

@@ -3,7 +3,7 @@
 /// Every message is encoded by one generic function over a sink (``WireMessage/write(to:)``), run on a
 /// counter to size buffers and length prefixes and on a buffer to produce the bytes, so that sizes and bytes
 /// cannot disagree.
-protocol WireSink {
+package protocol WireSink {
     mutating func append(byte: UInt8)
     mutating func append(_ bytes: UnsafeRawBufferPointer)
 }
@@ -24,7 +24,7 @@ extension WireMessage {
 
 extension WireSink {
     @inline(__always)
-    mutating func writeVarint(_ value: UInt64) {
+    package mutating func writeVarint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
             append(byte: UInt8(truncatingIfNeeded: value) | 0x80)
@@ -34,39 +34,39 @@ extension WireSink {
     }
 
     @inline(__always)
-    mutating func writeTag(_ field: UInt32, _ wireType: WireReader.WireType) {
+    package mutating func writeTag(_ field: UInt32, _ wireType: WireReader.WireType) {
         writeVarint(UInt64(field << 3 | UInt32(wireType.rawValue)))
     }
 
     /// An `int32` field: a negative value is sign-extended to 10 bytes, as protobuf specifies.
     @inline(__always)
-    mutating func writeInt32(_ field: UInt32, _ value: Int32) {
+    package mutating func writeInt32(_ field: UInt32, _ value: Int32) {
         writeTag(field, .varint)
         writeVarint(UInt64(bitPattern: Int64(value)))
     }
 
     /// A `sint32` field: ZigZag-encoded.
     @inline(__always)
-    mutating func writeSInt32(_ field: UInt32, _ value: Int32) {
+    package mutating func writeSInt32(_ field: UInt32, _ value: Int32) {
         writeTag(field, .varint)
         writeVarint(UInt64(UInt32(bitPattern: (value << 1) ^ (value >> 31))))
     }
 
-    mutating func writeFixed64(_ field: UInt32, _ value: UInt64) {
+    package mutating func writeFixed64(_ field: UInt32, _ value: UInt64) {
         writeTag(field, .fixed64)
         withUnsafeBytes(of: value.littleEndian) { append($0) }
     }
 
     /// A `bytes` field.
     @inline(__always)
-    mutating func writeBytes(_ field: UInt32, _ bytes: UnsafeRawBufferPointer) {
+    package mutating func writeBytes(_ field: UInt32, _ bytes: UnsafeRawBufferPointer) {
         writeTag(field, .lengthDelimited)
         writeVarint(UInt64(bytes.count))
         append(bytes)
     }
 
     /// A `string` field.
-    mutating func writeString(_ field: UInt32, _ text: String) {
+    package mutating func writeString(_ field: UInt32, _ text: String) {
         var text = text
         text.withUTF8 { writeBytes(field, UnsafeRawBufferPointer($0)) }
     }
@@ -81,35 +81,37 @@ extension WireSink {
 }
 
 /// A sink that only counts bytes.
-struct WireSizeCounter: WireSink {
-    var count = 0
+package struct WireSizeCounter: WireSink {
+    package var count = 0
+
+    package init() {}
 
     @inline(__always)
-    mutating func append(byte: UInt8) { count += 1 }
+    package mutating func append(byte: UInt8) { count += 1 }
 
     @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer) { count += bytes.count }
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) { count += bytes.count }
 }
 
 /// A sink that writes into memory sized beforehand by a ``WireSizeCounter``; writing past its end traps.
-struct WireBuffer: WireSink {
-    let base: UnsafeMutableRawBufferPointer
-    private(set) var position: Int
+package struct WireBuffer: WireSink {
+    package let base: UnsafeMutableRawBufferPointer
+    package private(set) var position: Int
 
-    init(_ base: UnsafeMutableRawBufferPointer, from position: Int = 0) {
+    package init(_ base: UnsafeMutableRawBufferPointer, from position: Int = 0) {
         self.base = base
         self.position = position
     }
 
     @inline(__always)
-    mutating func append(byte: UInt8) {
+    package mutating func append(byte: UInt8) {
         precondition(position < base.count, "WireBuffer: message larger than its computed size")
         base[position] = byte
         position += 1
     }
 
     @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         precondition(bytes.count <= base.count - position, "WireBuffer: message larger than its computed size")
         (base.baseAddress! + position).copyMemory(from: source, byteCount: bytes.count)

@@ -1,0 +1,100 @@
+public import ENCore
+public import ENStore
+public import Foundation
+internal import GRDB
+
+/// The publish API's storage primitives on SQLite.
+extension ENKeyServerStore: ENKeyServerStorage {
+    /// The stored keys with the given key data, one per key data (the first stored, when the legacy post
+    /// stored one key data under two rolling starts).
+    public func storedKeys(withKeyData keyData: [Data]) async throws(ENError) -> [ENStoredDiagnosisKey] {
+        try await read(.storedKeys(withKeyData: keyData))
+    }
+
+    /// Inserts and revises in one transaction; see ``ENKeyServerStorage/insertAndRevise(inserting:revising:)``.
+    public func insertAndRevise(
+        inserting insertions: [ENKeyServerInsertion], revising revisions: [ENKeyServerRevision]
+    ) async throws(ENError) -> [Data] {
+        try await write(.insertAndRevise(inserting: insertions, revising: revisions))
+    }
+}
+
+extension ENStoreQuery where Store == ENKeyServerStore {
+    /// The stored keys with the given key data, one per key data, in the order of `keyData`.
+    public static func storedKeys(withKeyData keyData: [Data]) -> ENStoreQuery<ENKeyServerStore, [ENStoredDiagnosisKey]>
+    {
+        .init { _, db in
+            let find = try db.cachedStatement(
+                sql: """
+                    SELECT \(StoreCodec.keyColumns), received_at, revised_report_type, revised_days_since_onset,
+                        revised_at
+                    FROM key_server_keys WHERE key_data = ? ORDER BY id LIMIT 1
+                    """)
+            var seen = Set<Data>()
+            var result: [ENStoredDiagnosisKey] = []
+            for data in keyData where seen.insert(data).inserted {
+                guard let row = try Row.fetchOne(find, arguments: [data]) else { continue }
+                var stored = ENStoredDiagnosisKey(
+                    key: try StoreCodec.key(from: row), exportableAt: StoreCodec.date(row["received_at"]))
+                if let revisedAt = row["revised_at"] as Double?, let type = row["revised_report_type"] as Int64? {
+                    let onset: Int64? = row["revised_days_since_onset"]
+                    stored.revision = ENKeyServerRevision(
+                        keyData: data,
+                        reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,
+                        daysSinceOnsetOfSymptoms: onset.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,
+                        revisedAt: StoreCodec.date(revisedAt))
+                }
+                result.append(stored)
+            }
+            return result
+        }
+    }
+}
+
+extension ENStoreUpdate where Store == ENKeyServerStore {
+    /// Inserts keys whose key data is not stored yet and revises stored keys not revised yet, in one
+    /// transaction; returns the key data of the keys inserted.
+    ///
+    /// - Throws: `ENError.Code.badParameter` when a key to revise is missing or already revised (a
+    ///   concurrent publish revised it); nothing is written then.
+    public static func insertAndRevise(
+        inserting insertions: [ENKeyServerInsertion], revising revisions: [ENKeyServerRevision]
+    ) -> ENStoreUpdate<ENKeyServerStore, [Data]> {
+        .init { _, db in
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO key_server_keys (\(StoreCodec.keyColumns), received_at)
+                    SELECT ?, ?, ?, ?, ?, ?, ?, ?
+                    WHERE NOT EXISTS (SELECT 1 FROM key_server_keys WHERE key_data = ?)
+                    """)
+            var inserted: [Data] = []
+            for insertion in insertions {
+                var arguments = StoreCodec.keyArguments(insertion.key)
+                arguments += [StoreCodec.column(insertion.exportableAt), insertion.key.keyData]
+                try insert.execute(arguments: arguments)
+                if db.changesCount == 1 { inserted.append(insertion.key.keyData) }
+            }
+            let revise = try db.cachedStatement(
+                sql: """
+                    UPDATE key_server_keys SET revised_report_type = ?, revised_days_since_onset = ?, revised_at = ?,
+                        revised_batch_index = NULL
+                    WHERE id = (SELECT MIN(id) FROM key_server_keys WHERE key_data = ?) AND revised_at IS NULL
+                    """)
+            for (index, revision) in revisions.enumerated() {
+                let onset: Int64? =
+                    revision.daysSinceOnsetOfSymptoms == ENDaysSinceOnsetOfSymptomsUnknown
+                    ? nil : Int64(revision.daysSinceOnsetOfSymptoms)
+                try revise.execute(arguments: [
+                    Int64(revision.reportType.rawValue), onset, StoreCodec.column(revision.revisedAt),
+                    revision.keyData,
+                ])
+                guard db.changesCount == 1 else {
+                    throw ENError.badParameter(
+                        "the key to revise is not stored, or was revised meanwhile",
+                        context: .init(section: "revisions", index: index))
+                }
+            }
+            return inserted
+        }
+    }
+}
