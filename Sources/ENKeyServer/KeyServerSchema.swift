@@ -3,6 +3,10 @@ internal import GRDB
 
 /// ``ENKeyServerStore``'s versioned schema: one GRDB migration per released schema version. Never edit a
 /// shipped migration; add a new one.
+///
+/// `key_server_keys.received_at` is the time from which the key may be exported: Google's `created_at` for keys
+/// of the publish API (the hour of arrival, or for a key still valid on arrival the hour after its end), the
+/// arrival time for keys posted with `postDiagnosisKeys`.
 enum KeyServerSchema {
     static let schema = StoreSchema(
         kind: "ENKeyServerStore", signatureTable: "key_server_keys",
