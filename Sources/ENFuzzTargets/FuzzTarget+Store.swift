@@ -8,7 +8,7 @@ extension FuzzTarget {
 
     static func fuzzStore(_ input: Data) throws(FuzzViolation) {
         let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("enfuzz-store-\(getpid())", isDirectory: true)
+            .appendingPathComponent("enfuzz-store-\(getpid())-\(UUID().uuidString)", isDirectory: true)
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("store.sqlite")

@@ -16,11 +16,18 @@ final class SimulatedApp: Sendable {
     private struct Pending {
         let launch: UInt64
         let work: Work
-        let continuation: CheckedContinuation<Result<SimulatedDetection, ENError>, Never>
+        let continuation: CheckedContinuation<Void, Never>
     }
 
     let name: String
     private let pending = Locked<Pending?>(nil)
+    /// Each launch's outcome, put here before its continuation is resumed and taken by the launch after it.
+    ///
+    /// The continuation only signals: the outcome travels through this lock so that ThreadSanitizer sees the
+    /// handoff. On Linux it does not see the ordering between `CheckedContinuation.resume` on a dispatch queue and
+    /// the awaiting task's next step on the global executor, and reports the outcome's fields as a race (see
+    /// Documentation/Reliability.md and Scripts/tsan-continuation-handoff.swift).
+    private let outcomes = Locked<[UInt64: Result<SimulatedDetection, ENError>]>([:])
     private let launches = Atomic<UInt64>(0)
 
     init(name: String) { self.name = name }
@@ -29,11 +36,14 @@ final class SimulatedApp: Sendable {
     func activity(_ flags: ENActivityFlags) {
         guard flags.contains(.periodicRun), let launch = pending.withLock({ $0.take() }) else { return }
         Task {
+            let outcome: Result<SimulatedDetection, ENError>
             do throws(ENError) {
-                launch.continuation.resume(returning: .success(try await launch.work()))
+                outcome = .success(try await launch.work())
             } catch {
-                launch.continuation.resume(returning: .failure(error))
+                outcome = .failure(error)
             }
+            outcomes.withLock { $0[launch.launch] = outcome }
+            launch.continuation.resume()
         }
     }
 
@@ -46,8 +56,7 @@ final class SimulatedApp: Sendable {
     ) async throws(ENError) -> SimulatedDetection {
         let name = name
         let launch = launches.add(1, ordering: .relaxed).newValue
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<SimulatedDetection, ENError>, Never>) in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             pending.withLock { $0 = Pending(launch: launch, work: work, continuation: continuation) }
             launcher.fire()
             // The manager delivers the handler on its serial queue: once the queue has passed it, a launch that
@@ -58,12 +67,14 @@ final class SimulatedApp: Sendable {
                     return pending.take()
                 }
                 guard let missed else { return }
-                missed.continuation.resume(
-                    returning: .failure(
-                        ENError(.internal, "the phone of \(name) did not launch the app's periodic run")))
+                outcomes.withLock {
+                    $0[launch] = .failure(
+                        ENError(.internal, "the phone of \(name) did not launch the app's periodic run"))
+                }
+                missed.continuation.resume()
             }
         }
-        return try result.get()
+        return try outcomes.withLock { $0.removeValue(forKey: launch)! }.get()
     }
 }
 

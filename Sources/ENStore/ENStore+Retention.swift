@@ -11,24 +11,7 @@ extension ENStoreUpdate where Store == ENStore {
     /// cached key files when cached before it (a file cached again later keeps its first date); processed key
     /// files, ledger entries and detection results when recorded before it. The manager state does not expire.
     public static func deleteExpiredRecords(now: Date? = nil) -> ENStoreUpdate<ENStore, ENStoreRecordCounts> {
-        .init { store, db in
-            let configuration = store.configuration
-            let cutoff = (now ?? configuration.now()).addingTimeInterval(-configuration.retentionPeriod)
-            let date = StoreCodec.column(cutoff)
-            let interval = Int64(ENIntervalNumber(date: cutoff))
-            func delete(_ sql: String, _ arguments: StatementArguments) throws -> Int {
-                try db.execute(sql: sql, arguments: arguments)
-                return db.changesCount
-            }
-            var counts = ENStoreRecordCounts()
-            counts.ownKeys = try delete("DELETE FROM own_keys WHERE rolling_start + rolling_period <= ?", [interval])
-            counts.sightings = try delete("DELETE FROM sightings WHERE interval < ?", [interval])
-            counts.cachedKeyFiles = try delete("DELETE FROM cached_key_files WHERE cached_at < ?", [date])
-            counts.processedKeyFiles = try delete("DELETE FROM processed_key_files WHERE processed_at < ?", [date])
-            counts.ledgerEntries = try delete("DELETE FROM detection_ledger WHERE date < ?", [date])
-            counts.detections = try delete("DELETE FROM detections WHERE computed_at < ?", [date])
-            return counts
-        }
+        .init { store, db in try ENStore.deleteExpiredRecords(db, store.configuration, now: now) }
     }
 
     /// Deletes everything the store holds, in one transaction (Apple's "Delete Exposure Log", plus the own
@@ -67,5 +50,29 @@ extension ENStoreQuery where Store == ENStore {
             (counts.processedKeyFiles, counts.ledgerEntries, counts.detections) = (row[3], row[4], row[5])
             return counts
         }
+    }
+}
+
+extension ENStore {
+    /// The deletions of `ENStoreUpdate.deleteExpiredRecords(now:)`, on an open transaction: also run by the open
+    /// itself, in the same transaction as the rest of its preparation.
+    static func deleteExpiredRecords(
+        _ db: Database, _ configuration: ENStoreConfiguration, now: Date?
+    ) throws -> ENStoreRecordCounts {
+        let cutoff = (now ?? configuration.now()).addingTimeInterval(-configuration.retentionPeriod)
+        let date = StoreCodec.column(cutoff)
+        let interval = Int64(ENIntervalNumber(date: cutoff))
+        func delete(_ sql: String, _ arguments: StatementArguments) throws -> Int {
+            try db.execute(sql: sql, arguments: arguments)
+            return db.changesCount
+        }
+        var counts = ENStoreRecordCounts()
+        counts.ownKeys = try delete("DELETE FROM own_keys WHERE rolling_start + rolling_period <= ?", [interval])
+        counts.sightings = try delete("DELETE FROM sightings WHERE interval < ?", [interval])
+        counts.cachedKeyFiles = try delete("DELETE FROM cached_key_files WHERE cached_at < ?", [date])
+        counts.processedKeyFiles = try delete("DELETE FROM processed_key_files WHERE processed_at < ?", [date])
+        counts.ledgerEntries = try delete("DELETE FROM detection_ledger WHERE date < ?", [date])
+        counts.detections = try delete("DELETE FROM detections WHERE computed_at < ?", [date])
+        return counts
     }
 }

@@ -45,9 +45,8 @@ public final class ENStore: ENPersistentStore {
         database = try ENStoreDatabase(
             path: path, schema: FrameworkSchema.schema,
             validate: { db in try ENStore.checkEncryption(db, cipher: cipher, path: path) },
-            prepare: { db in try ENStore.prepareEncryption(db, cipher: cipher, now: now, path: path) })
+            prepare: { db in try ENStore.prepare(db, configuration, cipher: cipher, now: now, path: path) })
         self.configuration = configuration
-        try deleteExpiredRecordsOnOpen()
     }
 
     /// Opens an empty store in memory, for tests and short-lived tools.
@@ -55,14 +54,19 @@ public final class ENStore: ENPersistentStore {
         let (cipher, now) = (configuration.cipher, configuration.now())
         database = try ENStoreDatabase(
             inMemory: FrameworkSchema.schema,
-            prepare: { db in try ENStore.prepareEncryption(db, cipher: cipher, now: now, path: ":memory:") })
+            prepare: { db in try ENStore.prepare(db, configuration, cipher: cipher, now: now, path: ":memory:") })
         self.configuration = configuration
-        try deleteExpiredRecordsOnOpen()
     }
 
-    private func deleteExpiredRecordsOnOpen() throws(ENError) {
+    /// The open's last step, one transaction after the migrations: the encryption canary, then retention (when
+    /// configured), so that an open that fails here commits nothing.
+    private static func prepare(
+        _ db: Database, _ configuration: ENStoreConfiguration, cipher: (any ENAuthenticatedCipher)?, now: Date,
+        path: String
+    ) throws {
+        try prepareEncryption(db, cipher: cipher, now: now, path: path)
         if configuration.deletesExpiredRecordsOnOpen {
-            try write(.deleteExpiredRecords())
+            _ = try deleteExpiredRecords(db, configuration, now: now)
         }
     }
 

@@ -17,9 +17,11 @@ public final class ENStoreDatabase: Sendable {
     /// Opens (creating if needed) the file at `path` as a store of `schema` and migrates it.
     ///
     /// An existing file is checked read-only first: it must be empty, or a store of this kind whose migrations
-    /// this build knows, and pass `validate` (run on the unmigrated file); a file not yet in write-ahead-log mode
-    /// must also pass SQLite's `quick_check`. Otherwise it is left exactly as it was.
-    /// `prepare` runs after the migrations, in their transaction's wake, for every file.
+    /// this build knows, with the tables and columns those migrations made and no trigger or view of its own,
+    /// and pass `validate` (run on the unmigrated file); a file not yet in write-ahead-log mode must also pass
+    /// SQLite's `quick_check`. Otherwise it is left exactly as it was. A file not yet in write-ahead-log mode is
+    /// then switched, migrated and prepared as a copy, renamed over the original only when every step succeeded.
+    /// `prepare` runs after the migrations, in one transaction, for every file.
     package init(
         path: String, schema: StoreSchema, validate: (Database) throws -> Void = { _ in },
         prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
@@ -28,16 +30,7 @@ public final class ENStoreDatabase: Sendable {
         var configuration = Self.configuration(label: schema.kind)
         configuration.busyMode = .timeout(10)
         if inRollbackJournalMode {
-            // Switching to write-ahead logging rewrites the file's header: migrate such a file in its own mode first,
-            // where a failure rolls back to the file as it was, and switch only once the migrations have committed.
-            let queue: DatabaseQueue
-            do {
-                queue = try DatabaseQueue(path: path, configuration: configuration)
-            } catch {
-                throw ENError.store(error, path: path)
-            }
-            defer { try? queue.close() }
-            try Self.migrate(queue, path: path, schema, prepare: prepare)
+            try Self.upgradeThroughCopy(of: path, schema, configuration, prepare: prepare)
         }
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
@@ -112,12 +105,64 @@ public final class ENStoreDatabase: Sendable {
                         context: ENError.Context(file: path))
                 }
                 try schema.checkNotSuperseded(db, path: path)
+                try schema.checkShape(db, path: path)
                 try validate(db)
             }
         } catch {
             throw ENError.store(error, path: path)
         }
         return !header.isEmpty && !inWALMode
+    }
+
+    /// Opens a file not yet in write-ahead-log mode through a copy: switching to that mode rewrites the file's
+    /// header, and the migrations and `prepare` commit on their own, so a step that fails after another has
+    /// committed would leave the file changed. The copy is migrated and prepared in rollback-journal mode,
+    /// switched to write-ahead logging and closed (which checkpoints it), then renamed over the original: the
+    /// original is either untouched or replaced whole. A leftover copy from an interrupted open is removed first.
+    private static func upgradeThroughCopy(
+        of path: String, _ schema: StoreSchema, _ configuration: Configuration,
+        prepare: @escaping @Sendable (Database) throws -> Void
+    ) throws(ENError) {
+        let copy = path + "-upgrading"
+        let removeCopy = {
+            for suffix in ["", "-journal", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: copy + suffix)
+            }
+        }
+        removeCopy()
+        defer { removeCopy() }
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+        } catch {
+            throw ENError(
+                .dataInaccessible, "cannot copy the store to upgrade it: \(error.localizedDescription)",
+                context: ENError.Context(file: path))
+        }
+        do {
+            let queue = try DatabaseQueue(path: copy, configuration: configuration)
+            do {
+                try migrate(queue, path: path, schema, prepare: prepare)
+                let mode = try queue.writeWithoutTransaction { db in
+                    try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                }
+                guard mode?.lowercased() == "wal" else {
+                    throw ENError(
+                        .dataInaccessible, "SQLite could not switch the store to write-ahead logging",
+                        context: ENError.Context(file: path))
+                }
+            } catch {
+                try? queue.close()
+                throw error
+            }
+            try queue.close()
+        } catch {
+            throw ENError.store(error, path: path)
+        }
+        guard rename(copy, path) == 0 else {
+            throw ENError(
+                .dataInaccessible, "cannot replace the store with its upgraded copy: errno \(errno)",
+                context: ENError.Context(file: path))
+        }
     }
 
     /// Refuses a database written by a newer build, runs the schema's migrations and then `prepare`.
@@ -196,7 +241,7 @@ public final class ENStoreDatabase: Sendable {
         }
     }
 
-    func close() throws(ENError) {
+    package func close() throws(ENError) {
         do { try writer.close() } catch { throw ENError.store(error, path: displayPath) }
     }
 }
