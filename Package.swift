@@ -110,8 +110,8 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "ENSimulator", "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2",
-                "ENStore", "ExposureNotificationKit",
+                "ENSimulator", "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENKeyServer", "ENMatching",
+                "ENRiskV1", "ENRiskV2", "ENStore", "ExposureNotificationKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks"

@@ -6,6 +6,7 @@ let allBenchmarkSuites: [BenchmarkSuite] = [
     detectionBenchmarkSuite,
     riskBenchmarkSuite,
     storeBenchmarkSuite,
+    keyServerBenchmarkSuite,
     simulationBenchmarkSuite,
     evaluationBenchmarkSuite,
 ]

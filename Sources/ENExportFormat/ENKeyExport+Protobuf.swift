@@ -189,22 +189,28 @@ extension ENKeyExport {
 
     /// The `export.bin` of `metadata` (its own keys ignored) with `keys` and `revisedKeys`, which must be valid
     /// (``KeyMessage/validateForWriting(_:section:index:)``). The buffer is sized exactly before it is written.
+    /// With `omittingDefaults`, keys leave out a rolling start of 0 and a rolling period of 144, as Google's
+    /// server writes them.
     static func encode(
         metadata: ENKeyExport, keys: some Collection<ENTemporaryExposureKey>,
-        revisedKeys: some Collection<ENTemporaryExposureKey>
+        revisedKeys: some Collection<ENTemporaryExposureKey>, omittingDefaults: Bool = false
     ) -> Data {
         let fields = MetadataFields(metadata)
         var size = header.count + fields.encodedSize
-        for key in keys { size += keyFieldSize(key) }
-        for key in revisedKeys { size += keyFieldSize(key) }
+        for key in keys { size += keyFieldSize(key, omittingDefaults: omittingDefaults) }
+        for key in revisedKeys { size += keyFieldSize(key, omittingDefaults: omittingDefaults) }
         var data = Data(count: size)
         data.withUnsafeMutableBytes { bytes in
             var buffer = WireBuffer(bytes)
             header.withUnsafeBytes { buffer.append($0) }
             fields.write(to: &buffer)
-            for key in keys { buffer.writeMessage(ENExportKeySection.keys.field, KeyMessage.Encoding(key)) }
+            for key in keys {
+                buffer.writeMessage(
+                    ENExportKeySection.keys.field, KeyMessage.Encoding(key, omittingDefaults: omittingDefaults))
+            }
             for key in revisedKeys {
-                buffer.writeMessage(ENExportKeySection.revisedKeys.field, KeyMessage.Encoding(key))
+                buffer.writeMessage(
+                    ENExportKeySection.revisedKeys.field, KeyMessage.Encoding(key, omittingDefaults: omittingDefaults))
             }
             precondition(buffer.position == size, "export.bin: \(buffer.position) bytes written, \(size) computed")
         }
@@ -212,10 +218,16 @@ extension ENKeyExport {
     }
 
     /// The bytes one key takes in `export.bin`: the field tag, the length prefix and the message.
-    static func keyFieldSize(_ key: ENTemporaryExposureKey) -> Int {
+    static func keyFieldSize(_ key: ENTemporaryExposureKey, omittingDefaults: Bool = false) -> Int {
         var counter = WireSizeCounter()
-        counter.writeMessage(ENExportKeySection.keys.field, KeyMessage.Encoding(key))
+        counter.writeMessage(
+            ENExportKeySection.keys.field, KeyMessage.Encoding(key, omittingDefaults: omittingDefaults))
         return counter.count
+    }
+
+    /// The bytes one key takes in `export.bin` written in `layout`.
+    static func keyFieldSize(_ key: ENTemporaryExposureKey, layout: ENExportLayout) -> Int {
+        keyFieldSize(key, omittingDefaults: layout == .googleServer)
     }
 
     /// Every field of the message before the keys.

@@ -217,11 +217,16 @@ enum KeyMessage {
 
     /// A validated key as a message: every field explicit, the rolling period included (readers that do not
     /// apply the proto2 default would otherwise see 0); an unknown days since onset, report type or variant is
-    /// left out.
+    /// left out. With `omittingDefaults`, a rolling start of 0 and a rolling period of 144 are left out too, as
+    /// Google's server writes keys (exportfile.go `makeTEK`).
     struct Encoding: WireMessage {
         let key: ENTemporaryExposureKey
+        let omittingDefaults: Bool
 
-        init(_ key: ENTemporaryExposureKey) { self.key = key }
+        init(_ key: ENTemporaryExposureKey, omittingDefaults: Bool = false) {
+            self.key = key
+            self.omittingDefaults = omittingDefaults
+        }
 
         @inline(__always)
         func write(to sink: inout some WireSink) {
@@ -233,9 +238,13 @@ enum KeyMessage {
                 key.keyData.withUnsafeBytes { sink.writeBytes(KeyMessage.keyDataField, $0) }
             }
             sink.writeInt32(KeyMessage.transmissionRiskLevelField, Int32(key.transmissionRiskLevel))
-            sink.writeInt32(
-                KeyMessage.rollingStartIntervalNumberField, Int32(bitPattern: key.rollingStartNumber))
-            sink.writeInt32(KeyMessage.rollingPeriodField, Int32(truncatingIfNeeded: key.rollingPeriod))
+            if !omittingDefaults || key.rollingStartNumber != 0 {
+                sink.writeInt32(
+                    KeyMessage.rollingStartIntervalNumberField, Int32(bitPattern: key.rollingStartNumber))
+            }
+            if !omittingDefaults || key.rollingPeriod != ENTemporaryExposureKey.defaultRollingPeriod {
+                sink.writeInt32(KeyMessage.rollingPeriodField, Int32(truncatingIfNeeded: key.rollingPeriod))
+            }
             if key.diagnosisReportType != .unknown {
                 sink.writeInt32(KeyMessage.reportTypeField, Int32(truncatingIfNeeded: key.diagnosisReportType.rawValue))
             }

@@ -29,6 +29,8 @@ public final class ENKeyServer: Sendable {
     public let configuration: ENKeyServerConfiguration
     /// The server's clock.
     public let clock: @Sendable () -> Date
+    /// The name this server claims export batches under: unique to the instance.
+    public let exporterID: String
 
     /// Creates a server on `store`.
     public init(
@@ -38,6 +40,7 @@ public final class ENKeyServer: Sendable {
         self.store = store
         self.configuration = configuration
         self.clock = clock
+        self.exporterID = UUID().uuidString
     }
 
     // MARK: Posting keys
@@ -61,18 +64,22 @@ public final class ENKeyServer: Sendable {
 
     // MARK: Publishing
 
-    /// Batches every waiting new and revised key into signed export files (split at the file limit) and keeps
-    /// their bytes, in one transaction; returns the new files (`[]` when nothing waits).
+    /// Exports every due batch (see ``ENKeyServerConfiguration/exportPeriod``; without a period, one batch of
+    /// everything waiting) into signed files as Google's server writes them, records them in the store, writes
+    /// them and `index.txt` to the ``ENKeyServerConfiguration/exportDirectory`` if there is one, and returns the
+    /// new files (`[]` when nothing is due). Several servers may export from one store at once: each batch is
+    /// claimed under a lease and exported by one of them.
     ///
-    /// - Throws: `ENError.Code.badParameter` for a configuration the writer refuses (no signer, more than ten,
-    ///   a file limit below 1); signing and database errors. Nothing is published then.
+    /// - Throws: `ENError.Code.badParameter` for export settings or a configuration the writer refuses (no
+    ///   signer, more than ten, a file limit below 1); signing, file and database errors. The batch being
+    ///   exported is then released, unexported, and batches exported before it stay exported.
     public func publish() throws(ENError) -> [ENKeyServerFile] {
-        try store.write(.publishExportFiles(configuration, at: clock()))
+        try exportDueBatches()
     }
 
-    /// Publishes the waiting keys; see the synchronous form. Does not block.
+    /// Exports every due batch; see the synchronous form. Does not block.
     public func publish() async throws(ENError) -> [ENKeyServerFile] {
-        try await store.write(.publishExportFiles(configuration, at: clock()))
+        try await exportDueBatches()
     }
 
     // MARK: Serving files
@@ -99,15 +106,16 @@ public final class ENKeyServer: Sendable {
         try await store.read(.exportFile(named: name, endingAfter: retentionCutoff))
     }
 
-    /// Google's `index.txt`: the names of the files of the retention period, sorted, joined with `"\n"`, no
-    /// trailing newline (empty when there is no file).
+    /// Google's `index.txt`: the names of the files of batches that started in the retention period, with the
+    /// ``ENKeyServerConfiguration/exportRoot`` prefix (`ROOT/NAME`), sorted, joined with `"\n"`, no trailing
+    /// newline (empty when there is no file).
     public func indexText() throws(ENError) -> String {
-        try store.read(.exportFileNames(endingAfter: retentionCutoff)).joined(separator: "\n")
+        indexText(try store.read(.exportFileNames(startingAfter: retentionCutoff)))
     }
 
     /// Google's `index.txt`; see the synchronous form. Does not block.
     public func indexText() async throws(ENError) -> String {
-        try await store.read(.exportFileNames(endingAfter: retentionCutoff)).joined(separator: "\n")
+        indexText(try await store.exportFileNames(startingAfter: retentionCutoff))
     }
 
     /// The exposure configuration as the sample app's server JSON (`ENExposureConfiguration`'s `Codable` form,
@@ -133,18 +141,19 @@ public final class ENKeyServer: Sendable {
     // MARK: Retention
 
     /// Drops the keys that arrived more than the retention period ago and the files of batches that ended
-    /// before it; returns how many keys were dropped.
+    /// before it, in the store and in the export directory (rewriting `index.txt` first); returns how many keys
+    /// were dropped.
     @discardableResult
     public func deleteExpired() throws(ENError) -> Int {
-        try store.write(.deleteExpired(before: retentionCutoff))
+        try deleteExpiredExports()
     }
 
     /// Drops expired keys and files; see the synchronous form. Does not block.
     @discardableResult
     public func deleteExpired() async throws(ENError) -> Int {
-        try await store.write(.deleteExpired(before: retentionCutoff))
+        try await deleteExpiredExports()
     }
 
     /// The start of the retention period by the server's clock.
-    private var retentionCutoff: Date { clock().addingTimeInterval(-configuration.retention) }
+    var retentionCutoff: Date { clock().addingTimeInterval(-configuration.retention) }
 }

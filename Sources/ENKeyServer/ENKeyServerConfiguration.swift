@@ -3,29 +3,58 @@ public import ENExportFormat
 public import Foundation
 
 /// What an ``ENKeyServer`` publishes: the region and signing keys of its files, their size limit, how long keys
-/// and files are kept, and the exposure configuration it serves.
+/// and files are kept, the exposure configuration it serves, and how it cuts export batches (see
+/// <doc:GettingStartedWithENKeyServer#Export-batches>).
 public struct ENKeyServerConfiguration: Sendable {
     /// The region written into every export file, for example `"310"` (an MCC) or `"US"`.
     public var region: String
     /// Who signs every file, the current key first (iOS checks only the first signature). One to ten signers.
     public var signers: [ENExportSigner]
-    /// The most keys (new plus revised) in one export file; a larger batch is split. Default 750,000.
+    /// The most keys (new plus revised) in one export file; a larger batch is split. Default 500,000 (Google's
+    /// `EXPORT_FILE_MAX_RECORDS`).
     public var maximumKeysPerFile: Int
     /// How long keys and files are kept, in seconds. Default 14 days.
     public var retention: TimeInterval
     /// The exposure configuration served by `ENKeyServer.exposureConfigurationJSON()`.
     public var exposureConfiguration: ENExposureConfiguration
+    /// The length of an export batch in seconds, dividing 24 hours (Google recommends 4 hours, 14,400), batches
+    /// aligned to it in UTC; `nil` (the default) for no period: each `ENKeyServer.publish()` exports everything
+    /// waiting at once, in one batch.
+    public var exportPeriod: TimeInterval?
+    /// How long after its end a batch with an ``exportPeriod`` is cut, in seconds. Default 2 hours (Google's
+    /// `MIN_WINDOW_AGE`).
+    public var minimumWindowAge: TimeInterval
+    /// The random keys a batch with few new keys is padded with; `nil` for none. Default Google's.
+    public var padding: ENExportPadding?
+    /// Where files are also written as Google's server lays them out, `exportDirectory/exportRoot/NAME` with
+    /// `exportDirectory/exportRoot/index.txt`; `nil` (the default) to keep them only in the store.
+    public var exportDirectory: URL?
+    /// The folder of the files and `index.txt` under ``exportDirectory``, and the prefix of the names in
+    /// `index.txt` (Google's `FilenameRoot`); empty (the default) for none.
+    public var exportRoot: String
+    /// How long an exporter holds a batch it claimed, in seconds; a batch whose exporter crashed is redone after
+    /// it. Default 15 minutes.
+    public var exportLeaseDuration: TimeInterval
 
     /// Creates a configuration.
     public init(
-        region: String, signers: [ENExportSigner], maximumKeysPerFile: Int = 750_000,
+        region: String, signers: [ENExportSigner], maximumKeysPerFile: Int = 500_000,
         retention: TimeInterval = 14 * 86_400,
-        exposureConfiguration: ENExposureConfiguration = ENExposureConfiguration()
+        exposureConfiguration: ENExposureConfiguration = ENExposureConfiguration(),
+        exportPeriod: TimeInterval? = nil, minimumWindowAge: TimeInterval = 2 * 3600,
+        padding: ENExportPadding? = .googleServer, exportDirectory: URL? = nil, exportRoot: String = "",
+        exportLeaseDuration: TimeInterval = 15 * 60
     ) {
         self.region = region
         self.signers = signers
         self.maximumKeysPerFile = maximumKeysPerFile
         self.retention = retention
         self.exposureConfiguration = exposureConfiguration
+        self.exportPeriod = exportPeriod
+        self.minimumWindowAge = minimumWindowAge
+        self.padding = padding
+        self.exportDirectory = exportDirectory
+        self.exportRoot = exportRoot
+        self.exportLeaseDuration = exportLeaseDuration
     }
 }

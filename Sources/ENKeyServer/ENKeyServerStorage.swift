@@ -1,13 +1,14 @@
 public import ENCore
 public import Foundation
 
-/// The storage primitives the publish API needs, so that it runs on any database: ``ENKeyServerStore``
-/// (SQLite) implements them, and a PostgreSQL store can.
+/// A key server's storage as its logic uses it: a few dialect-neutral, `async` primitives, each one
+/// transaction, so that the same server runs on SQLite (``ENKeyServerStore``) or another database. The export
+/// primitives are ``ENKeyServerExportStorage``'s; these are the publish API's.
 ///
 /// Keys are identified by their key data alone, as Google's server identifies them. A publish reads the
 /// stored keys it sends again with ``storedKeys(withKeyData:)``, applies the publish and revision rules, then
 /// writes everything in one ``insertAndRevise(inserting:revising:)``, which is atomic: all or nothing.
-public protocol ENKeyServerStorage: Sendable {
+public protocol ENKeyServerStorage: ENKeyServerExportStorage {
     /// The stored keys whose key data is one of `keyData` (one per key data: the first stored).
     func storedKeys(withKeyData keyData: [Data]) async throws(ENError) -> [ENStoredDiagnosisKey]
 

@@ -103,13 +103,17 @@ extension ENStoreQuery where Store == ENKeyServerStore {
         .init { _, db in try KeyServerTables.revisedKeys(db, batch: nil) }
     }
 
-    /// The published batches with an index at or above `index`, in index order, with the keys still kept.
+    /// The published batches with an index at or above `index`, in index order, with the posted keys still kept
+    /// (padding keys left out). Batches claimed but not completed are left out.
     public static func exportBatches(startingAt index: Int = 0) -> ENStoreQuery<ENKeyServerStore, [ENKeyServerBatch]> {
         .init { _, db in
             try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT batch_index, created_at FROM key_server_batches WHERE batch_index >= ? ORDER BY batch_index",
+                    """
+                    SELECT batch_index, created_at FROM key_server_batches
+                    WHERE batch_index >= ? AND status = 'complete' ORDER BY batch_index
+                    """,
                 arguments: [index]
             ).map { row in
                 let index: Int = row[0]
@@ -123,11 +127,18 @@ extension ENStoreQuery where Store == ENKeyServerStore {
 
 /// The `key_server_keys` table.
 enum KeyServerTables {
-    /// The keys of batch `batch` (not yet batched when `nil`), in arrival order.
+    /// The posted keys of batch `batch` (not yet batched when `nil`), in arrival order.
     static func keys(_ db: Database, batch: Int?) throws -> [ENTemporaryExposureKey] {
-        let condition = batch == nil ? "batch_index IS NULL" : "batch_index = ?"
-        let arguments: StatementArguments = batch.map { [$0] } ?? []
-        return try Row.fetchAll(
+        try keys(
+            db, where: batch == nil ? "batch_index IS NULL" : "batch_index = ? AND is_padding = 0",
+            batch.map { [$0] } ?? [])
+    }
+
+    /// The keys matching `condition`, in arrival order.
+    static func keys(
+        _ db: Database, where condition: String, _ arguments: StatementArguments
+    ) throws -> [ENTemporaryExposureKey] {
+        try Row.fetchAll(
             db, sql: "SELECT \(StoreCodec.keyColumns) FROM key_server_keys WHERE \(condition) ORDER BY id",
             arguments: arguments
         ).map { row in try StoreCodec.key(from: row) }
@@ -136,12 +147,19 @@ enum KeyServerTables {
     /// The revised keys of batch `batch` (awaiting publication when `nil`), in revision order: the revised
     /// report type and days since onset over the original key's other values.
     static func revisedKeys(_ db: Database, batch: Int?) throws -> [ENTemporaryExposureKey] {
-        let condition =
-            batch == nil
-            ? "revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL"
-            : "revised_at IS NOT NULL AND revised_batch_index = ?"
-        let arguments: StatementArguments = batch.map { [$0] } ?? []
-        return try Row.fetchAll(
+        try revisedKeys(
+            db,
+            where: batch == nil
+                ? "revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL"
+                : "revised_at IS NOT NULL AND revised_batch_index = ?",
+            batch.map { [$0] } ?? [])
+    }
+
+    /// The revised keys matching `condition`, in revision order, as they are published.
+    static func revisedKeys(
+        _ db: Database, where condition: String, _ arguments: StatementArguments
+    ) throws -> [ENTemporaryExposureKey] {
+        try Row.fetchAll(
             db,
             sql: """
                 SELECT key_data, rolling_start, rolling_period, transmission_risk_level,

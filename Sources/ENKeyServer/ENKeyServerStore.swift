@@ -11,7 +11,7 @@ public import Foundation
 /// ```swift
 /// let server = try ENKeyServerStore(path: "/var/lib/keyserver/keys.sqlite")
 /// try server.write(.postDiagnosisKeys(keys))
-/// if let batch = try await server.write(.publishExportBatch()) { publish(batch) }
+/// let waiting = try await server.read(.diagnosisKeysAwaitingExport)
 /// ```
 ///
 /// Posted keys never expire here: what to publish, and for how long, is the server's policy.

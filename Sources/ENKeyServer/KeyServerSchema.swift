@@ -10,7 +10,7 @@ internal import GRDB
 enum KeyServerSchema {
     static let schema = StoreSchema(
         kind: "ENKeyServerStore", signatureTable: "key_server_keys",
-        migrations: [("key-server-v1", migrateV1), ("key-server-v2", migrateV2)])
+        migrations: [("key-server-v1", migrateV1), ("key-server-v2", migrateV2), ("key-server-v4", migrateV4)])
 
     /// Schema key-server-v1: posted keys (the diagnosis-key columns of `ENStore`'s cached keys, plus arrival
     /// date and batch) and export batches; the tables schema v2 of `ENStore` had, in a file of their own.
@@ -71,6 +71,27 @@ enum KeyServerSchema {
                     data BLOB NOT NULL
                 );
                 CREATE INDEX key_server_files_by_end ON key_server_files(end_timestamp);
+                """)
+    }
+
+    /// Schema key-server-v4: export batches claimed under a lease, and stored padding keys.
+    ///
+    /// - `key_server_batches` gains `status` (`open` until its files are recorded, then `complete`; batches
+    ///   written before are complete), the lease (`lease_owner`, `lease_expires`) of the exporter working on an
+    ///   open batch, and the arrival window of its keys (`keys_from`, null for no lower bound, and `keys_until`,
+    ///   exclusive).
+    /// - `key_server_keys` gains `is_padding`: the random keys a small batch was padded with, kept so that the
+    ///   store tells what it published, but never listed as posted keys.
+    static func migrateV4(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE key_server_batches ADD COLUMN status TEXT NOT NULL DEFAULT 'complete';
+                ALTER TABLE key_server_batches ADD COLUMN lease_owner TEXT;
+                ALTER TABLE key_server_batches ADD COLUMN lease_expires REAL;
+                ALTER TABLE key_server_batches ADD COLUMN keys_from REAL;
+                ALTER TABLE key_server_batches ADD COLUMN keys_until REAL;
+                CREATE INDEX key_server_batches_open ON key_server_batches(status, batch_index);
+                ALTER TABLE key_server_keys ADD COLUMN is_padding INTEGER NOT NULL DEFAULT 0;
                 """)
     }
 }

@@ -31,9 +31,12 @@ final class TestClock: Sendable {
     var now: Date { current.withLock { $0 } }
 
     func advance(by seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+
+    func set(_ date: Date) { current.withLock { $0 = date } }
 }
 
-/// An in-memory key server on `clock`, signing with a fresh key as key id "310", version "v1".
+/// An in-memory key server on `clock`, signing with a fresh key as key id "310", version "v1", without padding
+/// unless `configure` sets it.
 struct TestServer {
     let clock: TestClock
     let signingKey: P256SigningKey
@@ -41,14 +44,16 @@ struct TestServer {
 
     init(
         clock: TestClock = TestClock(), maximumKeysPerFile: Int = 750_000, store: ENKeyServerStore? = nil,
-        signingKey: P256SigningKey? = nil, signers: [ENExportSigner]? = nil
+        signingKey: P256SigningKey? = nil, signers: [ENExportSigner]? = nil,
+        configure: (inout ENKeyServerConfiguration) -> Void = { _ in }
     ) throws {
         self.clock = clock
         let signingKey = try signingKey ?? P256SigningKey()
         self.signingKey = signingKey
-        let configuration = ENKeyServerConfiguration(
+        var configuration = ENKeyServerConfiguration(
             region: "310", signers: signers ?? [ENExportSigner(signingKey: signingKey, keyID: "310", keyVersion: "v1")],
-            maximumKeysPerFile: maximumKeysPerFile)
+            maximumKeysPerFile: maximumKeysPerFile, padding: nil)
+        configure(&configuration)
         server = ENKeyServer(
             store: try store ?? ENKeyServerStore(clock: { clock.now }), configuration: configuration,
             clock: { clock.now })

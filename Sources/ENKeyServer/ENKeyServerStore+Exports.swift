@@ -1,0 +1,266 @@
+public import ENCore
+public import ENStore
+public import Foundation
+internal import GRDB
+
+/// The export primitives on SQLite: claiming a due batch under a lease, reading its keys, recording its files,
+/// releasing it, and the names `index.txt` lists. Each is one transaction; ``ENKeyServerStore`` runs them for
+/// `ENKeyServerStorage`.
+extension ENStoreUpdate where Store == ENKeyServerStore {
+    /// Creates the batches due at `date` and claims the oldest open batch that no exporter holds (or whose lease
+    /// expired) for `owner`, in one transaction; `nil` when there is none.
+    ///
+    /// With an `exportPeriod`, due batches are Google's (`ENKeyServerConfiguration` explains the rule). Without
+    /// one, a batch of everything waiting (new keys that arrived and revisions made by `date`) is created when
+    /// something waits and no batch is open: its window starts at the latest batch end (for the first batch, at
+    /// the earliest arrival) and ends at `date`, in whole UTC seconds, at least one second after its start.
+    ///
+    /// - Throws: `ENError.Code.badParameter` for invalid export settings; database errors.
+    public static func claimExportBatch(
+        _ configuration: ENKeyServerConfiguration, owner: String, at date: Date
+    ) -> ENStoreUpdate<ENKeyServerStore, ENKeyServerExportLease?> {
+        .init { _, db in
+            try configuration.validateExportSettings()
+            let latestEnd = try Int64.fetchOne(db, sql: "SELECT MAX(end_timestamp) FROM key_server_batches")
+            var nextIndex = (try Int.fetchOne(db, sql: "SELECT MAX(batch_index) FROM key_server_batches") ?? -1) + 1
+            func create(_ window: Range<UInt64>, keysFrom: Date?, keysUntil: Date) throws {
+                try db.execute(
+                    sql: """
+                        INSERT INTO key_server_batches (batch_index, created_at, start_timestamp, end_timestamp,
+                            first_file_index, file_count, status, keys_from, keys_until)
+                        VALUES (?, ?, ?, ?, 0, 0, 'open', ?, ?)
+                        """,
+                    arguments: [
+                        nextIndex, StoreCodec.column(date), Int64(window.lowerBound), Int64(window.upperBound),
+                        keysFrom.map(StoreCodec.column), StoreCodec.column(keysUntil),
+                    ])
+                nextIndex += 1
+            }
+            if configuration.exportPeriod != nil {
+                let latest = latestEnd.map { UInt64(max(0, $0)) }
+                for window in configuration.dueBatchWindows(after: latest, at: date) {
+                    try create(
+                        window, keysFrom: Date(timeIntervalSince1970: TimeInterval(window.lowerBound)),
+                        keysUntil: Date(timeIntervalSince1970: TimeInterval(window.upperBound)))
+                }
+            } else if try !Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open')")!
+            {
+                let until = StoreCodec.column(date).nextUp
+                let earliest = try Double.fetchOne(
+                    db,
+                    sql: """
+                        SELECT MIN(arrival) FROM (
+                            SELECT MIN(received_at) AS arrival FROM key_server_keys
+                            WHERE batch_index IS NULL AND received_at < ?
+                            UNION ALL
+                            SELECT MIN(revised_at) FROM key_server_keys
+                            WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
+                                AND revised_at < ?)
+                        """,
+                    arguments: [until, until])
+                if let earliest {
+                    let now = KeyServerTables.unixSeconds(date)
+                    // Never before the latest end, even when the clock has not passed it (two publishes within a
+                    // second): windows never overlap, so names never repeat.
+                    let start =
+                        latestEnd.map { UInt64(max(0, $0)) }
+                        ?? min(KeyServerTables.unixSeconds(StoreCodec.date(earliest)), now)
+                    try create(start..<max(now, start + 1), keysFrom: nil, keysUntil: StoreCodec.date(until))
+                }
+            }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT batch_index, start_timestamp, end_timestamp, keys_from, keys_until
+                        FROM key_server_batches
+                        WHERE status = 'open' AND (lease_expires IS NULL OR lease_expires <= ?)
+                        ORDER BY batch_index LIMIT 1
+                        """,
+                    arguments: [StoreCodec.column(date)])
+            else { return nil }
+            let expires = date.addingTimeInterval(configuration.exportLeaseDuration)
+            let lease = ENKeyServerExportLease(
+                batchIndex: row["batch_index"], startTimestamp: UInt64(max(0, row["start_timestamp"] as Int64)),
+                endTimestamp: UInt64(max(0, row["end_timestamp"] as Int64)),
+                keysFrom: (row["keys_from"] as Double?).map(StoreCodec.date),
+                keysUntil: StoreCodec.date(row["keys_until"]), owner: owner, expiresAt: expires)
+            try db.execute(
+                sql: "UPDATE key_server_batches SET lease_owner = ?, lease_expires = ? WHERE batch_index = ?",
+                arguments: [owner, StoreCodec.column(expires), lease.batchIndex])
+            return lease
+        }
+    }
+
+    /// Records the files of a claimed batch and completes it, in one transaction: the files (named
+    /// `START-END-NNNNN.zip`, numbered from 1, with the next file indexes), the padding keys (stored with the
+    /// batch's latest arrival), and the batch's keys and revisions marked as exported.
+    ///
+    /// - Parameters:
+    ///   - lease: the claim.
+    ///   - files: the signed zips, in order (none for an empty batch).
+    ///   - paddingKeys: the random keys the files were padded with.
+    ///   - contents: what `exportBatchContents(_:)` read for the batch.
+    ///   - date: the completion date.
+    /// - Returns: the recorded files, in index order.
+    /// - Throws: `ENError.Code.invalidated` when `lease.owner` no longer holds the batch (its lease expired and
+    ///   another exporter claimed or completed it); nothing is recorded then. Database errors.
+    public static func completeExportBatch(
+        _ lease: ENKeyServerExportLease, files: [Data], paddingKeys: [ENTemporaryExposureKey],
+        contents: ENKeyServerExportContents, at date: Date
+    ) -> ENStoreUpdate<ENKeyServerStore, [ENKeyServerFile]> {
+        .init { _, db in
+            let holder = try Row.fetchOne(
+                db, sql: "SELECT status, lease_owner FROM key_server_batches WHERE batch_index = ?",
+                arguments: [lease.batchIndex])
+            guard let holder, holder["status"] as String == "open", holder["lease_owner"] as String? == lease.owner
+            else {
+                throw ENError(
+                    .invalidated,
+                    "export batch \(lease.batchIndex) is no longer held by \(lease.owner): its lease expired and "
+                        + "another exporter took it")
+            }
+            let firstFileIndex =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT MAX(first_file_index + file_count) FROM key_server_batches WHERE status = 'complete'")
+                ?? 0
+            let created = StoreCodec.column(date)
+            var records: [ENKeyServerFile] = []
+            for (number, data) in files.enumerated() {
+                let file = ENKeyServerFile(
+                    index: firstFileIndex + number,
+                    name: ENKeyServerFile.name(
+                        start: lease.startTimestamp, end: lease.endTimestamp, number: number + 1),
+                    batchIndex: lease.batchIndex, startTimestamp: lease.startTimestamp,
+                    endTimestamp: lease.endTimestamp, createdAt: date, data: data)
+                try db.execute(
+                    sql: """
+                        INSERT INTO key_server_files (file_index, name, batch_index, start_timestamp, end_timestamp,
+                            created_at, data)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        file.index, file.name, lease.batchIndex, Int64(lease.startTimestamp),
+                        Int64(lease.endTimestamp), created, file.data,
+                    ])
+                records.append(file)
+            }
+            try db.execute(
+                sql: """
+                    UPDATE key_server_batches SET status = 'complete', created_at = ?, first_file_index = ?,
+                        file_count = ?, lease_owner = NULL, lease_expires = NULL
+                    WHERE batch_index = ?
+                    """,
+                arguments: [created, firstFileIndex, files.count, lease.batchIndex])
+            let window = KeyServerTables.window(lease)
+            // Revisions first: their keys already carry a batch index, the new keys get theirs after.
+            try db.execute(
+                sql: """
+                    UPDATE key_server_keys SET revised_batch_index = ?
+                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
+                        AND \(window.condition("revised_at"))
+                    """,
+                arguments: [lease.batchIndex] + window.arguments)
+            try db.execute(
+                sql: """
+                    UPDATE key_server_keys SET batch_index = ?
+                    WHERE batch_index IS NULL AND id <= ? AND \(window.condition("received_at"))
+                    """,
+                arguments: [lease.batchIndex, contents.lastKeyRow] + window.arguments)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO key_server_keys (\(StoreCodec.keyColumns), received_at, batch_index,
+                        is_padding)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                    """)
+            let arrival = StoreCodec.column(contents.latestArrival ?? lease.keysUntil)
+            for key in paddingKeys {
+                try insert.execute(arguments: StoreCodec.keyArguments(key) + [arrival, lease.batchIndex])
+            }
+            return records
+        }
+    }
+
+    /// Gives up `lease` (after a failed export), so that the batch can be claimed again at once.
+    public static func releaseExportBatch(_ lease: ENKeyServerExportLease) -> ENStoreUpdate<ENKeyServerStore, Void> {
+        .init { _, db in
+            try db.execute(
+                sql: """
+                    UPDATE key_server_batches SET lease_owner = NULL, lease_expires = NULL
+                    WHERE batch_index = ? AND lease_owner = ? AND status = 'open'
+                    """,
+                arguments: [lease.batchIndex, lease.owner])
+        }
+    }
+}
+
+extension ENStoreQuery where Store == ENKeyServerStore {
+    /// The keys a claimed batch exports: the new keys not yet exported that arrived in its window (in arrival
+    /// order), and the revisions not yet exported made in it (in revision order).
+    public static func exportBatchContents(
+        _ lease: ENKeyServerExportLease
+    ) -> ENStoreQuery<ENKeyServerStore, ENKeyServerExportContents> {
+        .init { _, db in
+            let window = KeyServerTables.window(lease)
+            let lastRow = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM key_server_keys") ?? 0
+            let keys = try KeyServerTables.keys(
+                db, where: "batch_index IS NULL AND is_padding = 0 AND \(window.condition("received_at"))",
+                window.arguments)
+            let latest = try Double.fetchOne(
+                db,
+                sql: """
+                    SELECT MAX(received_at) FROM key_server_keys
+                    WHERE batch_index IS NULL AND is_padding = 0 AND \(window.condition("received_at"))
+                    """,
+                arguments: window.arguments)
+            let revised = try KeyServerTables.revisedKeys(
+                db,
+                where: """
+                    revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
+                        AND \(window.condition("revised_at"))
+                    """,
+                window.arguments)
+            return ENKeyServerExportContents(
+                keys: keys, revisedKeys: revised, latestArrival: latest.map(StoreCodec.date), lastKeyRow: lastRow)
+        }
+    }
+
+    /// The names of the files of batches that started after `cutoff`, sorted in byte order (Go's
+    /// `sort.Strings`): what Google's `index.txt` lists (`database/export.go` `LookupExportFiles`).
+    public static func exportFileNames(startingAfter cutoff: Date) -> ENStoreQuery<ENKeyServerStore, [String]> {
+        .init { _, db in
+            try String.fetchAll(
+                db, sql: "SELECT name FROM key_server_files WHERE start_timestamp > ? ORDER BY name",
+                arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
+        }
+    }
+
+    /// The names of the files of batches that ended at or before `cutoff`: those retention deletes.
+    public static func exportFileNames(endingAtOrBefore cutoff: Date) -> ENStoreQuery<ENKeyServerStore, [String]> {
+        .init { _, db in
+            try String.fetchAll(
+                db, sql: "SELECT name FROM key_server_files WHERE end_timestamp <= ? ORDER BY name",
+                arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
+        }
+    }
+}
+
+extension KeyServerTables {
+    /// A batch's arrival window as an SQL condition on a date column, with its arguments.
+    struct Window {
+        let from: Double?
+        let until: Double
+
+        func condition(_ column: String) -> String {
+            from == nil ? "\(column) < ?" : "\(column) < ? AND \(column) >= ?"
+        }
+
+        var arguments: StatementArguments { from.map { [until, $0] } ?? [until] }
+    }
+
+    static func window(_ lease: ENKeyServerExportLease) -> Window {
+        Window(from: lease.keysFrom.map(StoreCodec.column), until: StoreCodec.column(lease.keysUntil))
+    }
+}

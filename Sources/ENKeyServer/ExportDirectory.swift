@@ -1,0 +1,87 @@
+import ENCore
+import Foundation
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// The folder an exporter publishes to, laid out as Google's server lays out its bucket: `ROOT/NAME` for each
+/// file and `ROOT/index.txt`. Every file is written whole or not at all: to a temporary name, flushed to disk,
+/// then renamed over the final name, and the folder flushed.
+struct ExportDirectory {
+    /// `exportDirectory/exportRoot`.
+    let folder: URL
+    /// The prefix of the names in `index.txt`.
+    let root: String
+
+    init?(_ configuration: ENKeyServerConfiguration) {
+        guard let directory = configuration.exportDirectory else { return nil }
+        folder =
+            configuration.exportRoot.isEmpty ? directory : directory.appendingPathComponent(configuration.exportRoot)
+        root = configuration.exportRoot
+    }
+
+    /// The name `index.txt` lists for the file `name`: `ROOT/NAME`, or `NAME` without a root.
+    func indexName(_ name: String) -> String { root.isEmpty ? name : "\(root)/\(name)" }
+
+    /// Whether the file `name` is there.
+    func contains(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path)
+    }
+
+    /// Writes `index.txt`: the files' index names joined with `"\n"`, no trailing newline.
+    func writeIndex(_ names: [String]) throws(ENError) {
+        try save(Data(names.map(indexName).joined(separator: "\n").utf8), as: "index.txt")
+    }
+
+    /// Removes the file `name`, if it is there.
+    func remove(_ name: String) throws(ENError) {
+        let path = folder.appendingPathComponent(name).path
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw ENError(.dataInaccessible, "cannot remove the file (errno \(errno))", context: .init(file: path))
+        }
+    }
+
+    /// Writes `data` as the file `name` atomically and durably: a temporary file in the same folder, flushed,
+    /// renamed over `name`, then the folder flushed.
+    func save(_ data: Data, as name: String) throws(ENError) {
+        let path = folder.appendingPathComponent(name).path
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw ENError(
+                .dataInaccessible, "cannot create the export folder: \(error)", context: .init(file: folder.path))
+        }
+        let temporary = folder.appendingPathComponent(".\(name).\(UUID().uuidString).partial").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard descriptor >= 0 else {
+            throw ENError(.dataInaccessible, "cannot create the file (errno \(errno))", context: .init(file: temporary))
+        }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+        let flushed = written && fsync(descriptor) == 0
+        close(descriptor)
+        guard flushed, rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw ENError(.dataInaccessible, "cannot write the file (errno \(code))", context: .init(file: path))
+        }
+        let folderDescriptor = open(folder.path, O_RDONLY)
+        if folderDescriptor >= 0 {
+            _ = fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+}
