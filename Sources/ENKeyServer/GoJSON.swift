@@ -12,6 +12,8 @@ enum GoJSON {
         case number(String)
         case bool(Bool)
         case null
+        /// An object or array nested deeper than ``GoJSON/treeDepth``, scanned but not kept (its kind).
+        case opaque(String)
 
         static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
@@ -22,6 +24,7 @@ enum GoJSON {
             case (.number(let a), .number(let b)): a == b
             case (.bool(let a), .bool(let b)): a == b
             case (.null, .null): true
+            case (.opaque(let a), .opaque(let b)): a == b
             default: false
             }
         }
@@ -35,6 +38,7 @@ enum GoJSON {
             case .number(let literal): "number \(literal)"
             case .bool: "bool"
             case .null: "null"
+            case .opaque(let kind): kind
             }
         }
     }
@@ -53,6 +57,9 @@ enum GoJSON {
 
     /// Go's `maxNestingDepth`.
     static let maximumDepth = 10_000
+
+    /// How deep values are kept in the tree; deeper containers become ``Value/opaque(_:)``.
+    static let treeDepth = 16
 
     /// Reads the first JSON value of `bytes`.
     static func firstValue(in bytes: [UInt8]) -> Outcome {
@@ -100,8 +107,17 @@ enum GoJSON {
         mutating func parse() -> Outcome {
             skipSpace()
             guard index < bytes.count else { return .empty }
+            // Containers deeper than `treeDepth` are scanned but not kept (`skipped`, true for an object): no
+            // field of a publish request or certificate is that deep, so such a value is a type error or an
+            // ignored field either way, and the tree never gets deep enough for its release to recurse far.
             var stack: [Container] = []
+            var skipped: [Bool] = []
             var expectation = Expectation.value
+            func topIsObject() -> Bool {
+                if let last = skipped.last { return last }
+                if case .object = stack.last { return true }
+                return false
+            }
             while true {
                 skipSpace()
                 guard index < bytes.count else { return .incomplete }
@@ -109,22 +125,25 @@ enum GoJSON {
                 var completed: Value?
                 switch expectation {
                 case .value, .valueOrArrayEnd:
-                    if byte == UInt8(ascii: "]"), expectation == .valueOrArrayEnd, case .array(let items) = stack.last {
+                    if byte == UInt8(ascii: "]"), expectation == .valueOrArrayEnd {
                         index += 1
-                        stack.removeLast()
-                        completed = .array(items)
+                        if skipped.popLast() != nil {
+                            completed = .opaque("array")
+                        } else if case .array(let items) = stack.removeLast() {
+                            completed = .array(items)
+                        }
                     } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                        guard stack.count < GoJSON.maximumDepth else {
+                        guard stack.count + skipped.count < GoJSON.maximumDepth else {
                             return .syntaxError(offset: index, reason: "exceeded max depth")
                         }
                         index += 1
-                        if byte == UInt8(ascii: "{") {
-                            stack.append(.object([], pendingKey: nil))
-                            expectation = .keyOrObjectEnd
+                        let isObject = byte == UInt8(ascii: "{")
+                        if stack.count >= GoJSON.treeDepth {
+                            skipped.append(isObject)
                         } else {
-                            stack.append(.array([]))
-                            expectation = .valueOrArrayEnd
+                            stack.append(isObject ? .object([], pendingKey: nil) : .array([]))
                         }
+                        expectation = isObject ? .keyOrObjectEnd : .valueOrArrayEnd
                         continue
                     } else {
                         let start = index
@@ -135,17 +154,19 @@ enum GoJSON {
                         }
                     }
                 case .keyOrObjectEnd, .key:
-                    if byte == UInt8(ascii: "}"), expectation == .keyOrObjectEnd,
-                        case .object(let entries, _) = stack.last
-                    {
+                    if byte == UInt8(ascii: "}"), expectation == .keyOrObjectEnd {
                         index += 1
-                        stack.removeLast()
-                        completed = .object(entries)
+                        if skipped.popLast() != nil {
+                            completed = .opaque("object")
+                        } else if case .object(let entries, _) = stack.removeLast() {
+                            completed = .object(entries)
+                        }
                     } else if byte == UInt8(ascii: "\"") {
                         switch string() {
                         case .value(.string(let key)):
-                            guard case .object(let entries, _) = stack.removeLast() else { preconditionFailure() }
-                            stack.append(.object(entries, pendingKey: key))
+                            if skipped.isEmpty, case .object(let entries, _) = stack.removeLast() {
+                                stack.append(.object(entries, pendingKey: key))
+                            }
                             expectation = .colon
                             continue
                         case .incomplete: return .incomplete
@@ -167,30 +188,30 @@ enum GoJSON {
                     expectation = .value
                     continue
                 case .commaOrEnd:
-                    switch (stack.last, byte) {
-                    case (.object, UInt8(ascii: ",")):
+                    let isObject = topIsObject()
+                    if byte == UInt8(ascii: ",") {
                         index += 1
-                        expectation = .key
+                        expectation = isObject ? .key : .value
                         continue
-                    case (.array, UInt8(ascii: ",")):
-                        index += 1
-                        expectation = .value
-                        continue
-                    case (.object(let entries, _), UInt8(ascii: "}")):
-                        index += 1
-                        stack.removeLast()
-                        completed = .object(entries)
-                    case (.array(let items), UInt8(ascii: "]")):
-                        index += 1
-                        stack.removeLast()
-                        completed = .array(items)
-                    default:
-                        let place = if case .object = stack.last { "object key:value pair" } else { "array element" }
+                    }
+                    guard byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                        let place = isObject ? "object key:value pair" : "array element"
                         return .syntaxError(
                             offset: index, reason: "invalid character \(Self.describe(byte)) after \(place)")
                     }
+                    index += 1
+                    if skipped.popLast() != nil {
+                        completed = .opaque(isObject ? "object" : "array")
+                    } else {
+                        switch stack.removeLast() {
+                        case .object(let entries, _): completed = .object(entries)
+                        case .array(let items): completed = .array(items)
+                        }
+                    }
                 }
                 guard let value = completed else { continue }
+                expectation = .commaOrEnd
+                guard skipped.isEmpty else { continue }
                 guard let top = stack.popLast() else { return .value(value, end: index) }
                 switch top {
                 case .object(var entries, let key):
@@ -200,7 +221,6 @@ enum GoJSON {
                     items.append(value)
                     stack.append(.array(items))
                 }
-                expectation = .commaOrEnd
             }
         }
 

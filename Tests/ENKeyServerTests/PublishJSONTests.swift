@@ -155,3 +155,27 @@ struct PublishJSONTests {
             ])
     }
 }
+
+/// Deeply nested JSON: scanned to Go's depth limit, never kept that deep, refused as Go refuses it.
+@Suite("Publish JSON nesting")
+struct PublishJSONNestingTests {
+    @Test func deepValuesAreRefusedOrIgnoredWithoutDeepRecursion() async throws {
+        // 9,999 nested arrays in a known field: a type error (Go: 400).
+        let deep = String(repeating: "[", count: 9_999) + String(repeating: "]", count: 9_999)
+        #expect(throws: ENError(.badFormat)) { try ENPublishRequest(json: Data("{\"hmacKey\":\(deep)}".utf8)) }
+        // 10,001: past Go's scanner limit, a syntax error (also 400).
+        let deeper = String(repeating: "[", count: 10_001) + String(repeating: "]", count: 10_001)
+        #expect(throws: ENError(.badFormat)) { try ENPublishRequest(json: Data(deeper.utf8)) }
+        // Cut short beyond the body limit: 413, as Go's reader fails before the value ends; but 64,000 brackets
+        // pass Go's depth limit within the body: 400.
+        let test = try PublishTest()
+        let open = Data((String(repeating: "[", count: 5_000) + String(repeating: " ", count: 59_000)).utf8)
+        let cut = await test.handler.handle(contentType: "application/json", body: open, bodyExceedsLimit: true)
+        #expect(cut.status == 413)
+        let brackets = Data(String(repeating: "[", count: 64_000).utf8)
+        let tooDeep = await test.handler.handle(contentType: "application/json", body: brackets, bodyExceedsLimit: true)
+        #expect(tooDeep.status == 400)
+        let broken = Data((String(repeating: "[", count: 20) + "x").utf8)
+        #expect(await test.handler.handle(contentType: "application/json", body: broken).status == 400)
+    }
+}
