@@ -21,12 +21,19 @@ let package = Package(
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
         .library(name: "ENSimulator", targets: ["ENSimulator"]),
         .executable(name: "entool", targets: ["entool"]),
+        .executable(name: "enserver", targets: ["enserver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // enserver only: an app that depends on the library products builds none of these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: System libraries and C kernels
@@ -88,6 +95,20 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "entool", dependencies: ["EntoolKit"]),
+        // enserver's commands and HTTP routes, as a library so that the tests reach them.
+        .target(
+            name: "EnserverKit",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .executableTarget(name: "enserver", dependencies: ["EnserverKit"]),
         // The seed sample app's non-UI code (../shared/seeds) as a runnable example: app code written for Apple's
         // framework (Swift 5 mode, as the sample was written), its data in ENAppStore, its server an ENKeyServer,
         // on ENSimulator's virtual clock and radio. SampleAppTests runs it.
@@ -122,6 +143,15 @@ let package = Package(
         // NOTICE), a seeded random number generator, temporary directories and the external tools.
         .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
+        .testTarget(
+            name: "EnserverTests",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "EnserverKit", "ENTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENTestSupport"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.

@@ -1,0 +1,120 @@
+package import ArgumentParser
+import ENCore
+import ENKeyServer
+import Foundation
+import Hummingbird
+import Logging
+
+/// `enserver`: a key server over HTTP that behaves as Google's exposure-notifications-server does. See
+/// `Documentation/enserver.md`.
+///
+/// Exit status: 0 done; 1 the server or an export failed; 2 bad options or input.
+package struct Enserver: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "enserver",
+        abstract: "Exposure Notification key server: Google's publish API v1, signed export files, index.txt.",
+        version: "0.1.0",
+        subcommands: [ServeCommand.self, ExportCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+
+    package init() {}
+
+    /// Parses, runs, and maps every failure to the documented exit status.
+    package static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as EnserverFailure {
+            FileHandle.standardError.write(Data("enserver: \(failure.message)\n".utf8))
+            Foundation.exit(failure.exitCode)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// `enserver [serve] OPTIONS --host H --port P`: serves until stopped, and cuts due batches every
+/// `--export-interval`.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the publish API, the export files and index.txt over HTTP.")
+
+    @OptionGroup var options: EnserverOptions
+
+    @Option(help: "The address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port, printed at start).")
+    var port: Int = 8080
+
+    @Option(help: "How often this instance cuts the batches that are due (e.g. 5m); 0 leaves it to `enserver export`.")
+    var exportInterval: String = "5m"
+
+    func run() async throws {
+        let logger = Logger(label: "enserver")
+        let (server, publish) = try options.makeServer(clock: { Date() })
+        let interval = exportInterval == "0" ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
+        let http = KeyServerHTTP(server: server, publish: publish, logger: logger)
+        let app = http.application(host: host, port: port)
+        try await withThrowingDiscardingTaskGroup { group in
+            if interval > 0 {
+                group.addTask { await http.exportLoop(every: interval) }
+            }
+            try await app.runService()
+        }
+    }
+}
+
+/// `enserver export OPTIONS [--now ISO8601]`: cuts every batch that is due, prints the new files, and exits.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Cut every export batch that is due, write its files, and exit.")
+
+    @OptionGroup var options: EnserverOptions
+
+    @Option(help: "The time to export at (ISO 8601), instead of the clock.")
+    var now: String?
+
+    func run() async throws {
+        var moment = Date()
+        if let now {
+            guard let date = ISO8601DateFormatter().date(from: now) else {
+                throw EnserverFailure("--now \(now): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
+            }
+            moment = date
+        }
+        let fixed = moment
+        let (server, _) = try options.makeServer(clock: { fixed })
+        let files: [ENKeyServerFile]
+        do {
+            files = try await server.publish()
+        } catch {
+            throw EnserverFailure(error)
+        }
+        for file in files { print(file.name) }
+    }
+}
+
+extension KeyServerHTTP {
+    /// Cuts due batches every `interval` seconds until cancelled; a failure is logged and retried next time (a
+    /// batch another instance holds under lease is skipped, one whose exporter died is redone after the lease).
+    func exportLoop(every interval: TimeInterval) async {
+        while !Task.isCancelled {
+            do {
+                let files = try await server.publish()
+                if !files.isEmpty {
+                    metrics.exported(files: files.count)
+                    logger.info("exported", metadata: ["files": "\(files.count)"])
+                }
+            } catch {
+                logger.error("export failed: \(error)")
+            }
+            try? await Task.sleep(for: .seconds(interval))
+        }
+    }
+}

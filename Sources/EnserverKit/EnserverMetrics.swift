@@ -1,0 +1,47 @@
+import Foundation
+import Metrics
+package import Prometheus
+
+/// The server's metrics, kept in a Prometheus registry of its own (not the process-wide `MetricsSystem`, so that
+/// several servers, in tests, do not share counters) and served as Prometheus text at `GET /metrics`.
+package struct EnserverMetrics: Sendable {
+    /// The registry the metrics live in.
+    package let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+
+    package init() {
+        registry = PrometheusCollectorRegistry()
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    /// Counts a publish request by its HTTP status, and the keys it stored.
+    package func publish(status: Int, insertedKeys: Int) {
+        Counter(label: "enserver_publish_requests_total", dimensions: [("status", String(status))], factory: factory)
+            .increment()
+        if insertedKeys > 0 {
+            Counter(label: "enserver_keys_published_total", factory: factory).increment(by: insertedKeys)
+        }
+    }
+
+    /// Counts a chaff request.
+    package func chaff() {
+        Counter(label: "enserver_chaff_requests_total", factory: factory).increment()
+    }
+
+    /// Counts exported files.
+    package func exported(files: Int) {
+        Counter(label: "enserver_files_exported_total", factory: factory).increment(by: files)
+    }
+
+    /// Records one request's latency, by route.
+    package func latency(route: String, seconds: Double) {
+        Metrics.Timer(
+            label: "enserver_request_duration_seconds", dimensions: [("route", route)],
+            preferredDisplayUnit: .seconds, factory: factory
+        )
+        .recordSeconds(seconds)
+    }
+
+    /// The metrics as Prometheus text.
+    package func prometheusText() -> String { registry.emitToString() }
+}

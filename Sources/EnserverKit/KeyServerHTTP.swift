@@ -1,0 +1,172 @@
+import ENCore
+package import ENKeyServer
+import Foundation
+import HTTPTypes
+package import Hummingbird
+package import Logging
+
+/// The key server's HTTP face: Google's publish API, the export files and `index.txt`, the exposure
+/// configuration, health and metrics, as one Hummingbird router.
+///
+/// Routes:
+/// - `POST /v1/publish`: ``ENPublishHandler`` (Google's publish API v1), behind the chaff middleware; the body
+///   is read up to the handler's limit (64,000 bytes) and no further.
+/// - `GET /ROOT/index.txt` and `GET /ROOT/NAME.zip`: from the store, so that every instance serves every file.
+/// - `GET /v1/exposure-configuration.json`: the exposure configuration in the sample server's JSON.
+/// - `GET /health`: `200 ok` once the store answers; `GET /metrics`: Prometheus text.
+package struct KeyServerHTTP: Sendable {
+    /// The key server: storage, exports and files.
+    package let server: ENKeyServer
+    /// The publish API.
+    package let publish: ENPublishHandler
+    /// The server's metrics.
+    package let metrics: EnserverMetrics
+    /// The chaff profile.
+    package let chaff: ChaffTracker
+    /// Where requests are logged.
+    package let logger: Logger
+
+    package init(
+        server: ENKeyServer, publish: ENPublishHandler, metrics: EnserverMetrics = EnserverMetrics(),
+        chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver")
+    ) {
+        self.server = server
+        self.publish = publish
+        self.metrics = metrics
+        self.chaff = chaff
+        self.logger = logger
+    }
+
+    /// The router with every route.
+    package func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let http = self
+        router.post("/v1/publish") { request, _ in await http.publishRoute(request) }
+        router.get("/v1/exposure-configuration.json") { _, _ in try await http.configurationRoute() }
+        router.get("/health") { _, _ in try await http.healthRoute() }
+        router.get("/metrics") { _, _ in http.metricsRoute() }
+        router.get("**") { request, _ in try await http.fileRoute(request) }
+        return router
+    }
+
+    /// An application serving ``router()`` on `host`:`port`.
+    package func application(host: String, port: Int) -> some ApplicationProtocol {
+        Application(
+            router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+            logger: logger)
+    }
+
+    // MARK: Publish
+
+    func publishRoute(_ request: Request) async -> Response {
+        if let header = request.headers[.xChaff], !header.isEmpty {
+            return await chaffResponse()
+        }
+        let started = ContinuousClock.now
+        let limit = publish.configuration.maximumBodyBytes
+        var body = ByteBuffer()
+        var exceeds = false
+        do {
+            for try await var chunk in request.body {
+                let room = limit - body.readableBytes
+                if chunk.readableBytes > room {
+                    if room > 0, let part = chunk.readSlice(length: room) { body.writeImmutableBuffer(part) }
+                    exceeds = true
+                    break
+                }
+                body.writeBuffer(&chunk)
+            }
+        } catch {
+            logger.info("publish: the request body could not be read: \(error)")
+            exceeds = body.readableBytes >= limit
+        }
+        let reply = await publish.handle(
+            contentType: request.headers[.contentType], body: Data(body.readableBytesView), bodyExceedsLimit: exceeds)
+        let data = reply.body
+        let seconds = Self.seconds(since: started)
+        chaff.record(bytes: data.count, seconds: seconds)
+        metrics.publish(status: reply.status, insertedKeys: reply.response.insertedExposures)
+        metrics.latency(route: "publish", seconds: seconds)
+        logger.info(
+            "publish",
+            metadata: [
+                "status": "\(reply.status)", "code": "\(reply.response.code?.rawValue ?? "")",
+                "inserted": "\(reply.response.insertedExposures)",
+            ])
+        return Self.response(status: reply.status, headers: reply.headers, body: data)
+    }
+
+    /// Google's chaff answer: after the recent requests' average latency (at most one second), a body of about
+    /// their average size holding only `padding`; at once and empty before any real request.
+    func chaffResponse() async -> Response {
+        metrics.chaff()
+        guard let profile = chaff.profile else { return Response(status: .ok) }
+        if profile.delay > 0 { try? await Task.sleep(for: .seconds(profile.delay)) }
+        // `{"padding":"…"}`: 14 bytes around base64 of n bytes (4 characters per 3 bytes).
+        let paddingBytes = max(0, (profile.bytes - 14) * 3 / 4)
+        let reply = ENPublishHandler.chaffResponse(paddingByteCount: paddingBytes)
+        return Self.response(status: reply.status, headers: reply.headers, body: reply.body)
+    }
+
+    // MARK: Files and configuration
+
+    func fileRoute(_ request: Request) async throws -> Response {
+        let started = ContinuousClock.now
+        defer { metrics.latency(route: "files", seconds: Self.seconds(since: started)) }
+        let path = String(request.uri.path.drop(while: { $0 == "/" }))
+        let root = server.configuration.exportRoot
+        let prefix = root.isEmpty ? "" : root + "/"
+        guard path.hasPrefix(prefix) else { return Self.notFound() }
+        let name = String(path.dropFirst(prefix.count))
+        if name == "index.txt" {
+            let text = try await server.indexText()
+            return Self.response(status: 200, headers: ["content-type": "text/plain"], body: Data(text.utf8))
+        }
+        guard name.hasSuffix(".zip"), !name.contains("/"),
+            let file = try await server.file(named: String(name.dropLast(4)))
+        else { return Self.notFound() }
+        return Self.response(status: 200, headers: ["content-type": "application/zip"], body: file.data)
+    }
+
+    func configurationRoute() async throws -> Response {
+        let json = try await server.exposureConfigurationJSON()
+        return Self.response(status: 200, headers: ["content-type": "application/json"], body: json)
+    }
+
+    func healthRoute() async throws -> Response {
+        _ = try await server.indexText()
+        return Self.response(status: 200, headers: ["content-type": "text/plain"], body: Data("ok".utf8))
+    }
+
+    func metricsRoute() -> Response {
+        Self.response(
+            status: 200, headers: ["content-type": "text/plain; version=0.0.4"],
+            body: Data(metrics.prometheusText().utf8))
+    }
+
+    // MARK: Responses
+
+    static func response(status: Int, headers: [String: String], body: Data) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            if let name = HTTPField.Name(name) { fields[name] = value }
+        }
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func notFound() -> Response {
+        response(status: 404, headers: ["content-type": "text/plain"], body: Data("404 page not found\n".utf8))
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
+
+extension HTTPField.Name {
+    /// Google's chaff header: a request carrying it, with any non-empty value, is answered as chaff.
+    static let xChaff = HTTPField.Name("X-Chaff")!
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import ENCore
+import ENCrypto
+import ENExportFormat
+import ENKeyServer
+import ENTestSupport
+import EnserverKit
+import Foundation
+import Testing
+
+@Suite("enserver: the command line")
+struct EnserverCommandTests {
+    /// Runs `enserver ARGUMENTS` in process.
+    func run(_ arguments: [String]) async throws {
+        let command = try Enserver.parseAsRoot(arguments)
+        if var asyncCommand = command as? any AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            var command = command
+            try command.run()
+        }
+    }
+
+    /// The options every run needs, with files in `directory`.
+    func baseOptions(_ directory: TemporaryDirectory, signingKey: P256SigningKey) throws -> [String] {
+        let pem = directory.path("signing.pem")
+        try signingKey.pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
+        return [
+            "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem, "--key-id", "310",
+            "--health-authority-id", "com.example.app",
+        ]
+    }
+
+    func expectFailure(_ arguments: [String], mentioning text: String) async {
+        do {
+            try await run(arguments)
+            Issue.record("enserver \(arguments) should fail")
+        } catch let failure as EnserverFailure {
+            #expect(failure.exitCode == 2)
+            #expect(failure.message.contains(text), "\(failure.message)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("`enserver export --now` cuts the due batch into signed files, writes them and index.txt, once")
+    func export() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let signingKey = try P256SigningKey()
+        // Keys published at 01:00 into the store file the command then opens.
+        do {
+            let store = try ENKeyServerStore(path: directory.path("keys.sqlite"), clock: { startDate })
+            let handler = ENPublishHandler(
+                storage: store,
+                configuration: ENPublishConfiguration(
+                    authorizedApps: [
+                        ENPublishAuthorizedApp(
+                            healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
+                    ],
+                    revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+                clock: { startDate })
+            let reply = await handler.handle(contentType: "application/json", body: Data(publishBody(count: 7).utf8))
+            #expect(reply.status == 200)
+        }
+        let exports = directory.path("exports")
+        let arguments =
+            ["export"] + (try baseOptions(directory, signingKey: signingKey)) + [
+                "--export-dir", exports, "--export-root", "exposureKeyExport-US", "--export-period", "4h",
+                "--now", "2026-05-09T06:00:00Z",
+            ]
+        try await run(arguments)
+        let index = try String(contentsOfFile: exports + "/exposureKeyExport-US/index.txt", encoding: .utf8)
+        let names = index.split(separator: "\n").map(String.init)
+        #expect(names.count == 1)
+        let verifier = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: signingKey.publicKey)
+        ])
+        for name in names {
+            let archive = try ENExportArchive(contentsOf: URL(fileURLWithPath: exports + "/" + name))
+            #expect(try verifier.verify(archive).isVerified)
+            #expect(try archive.keyExport().region == "US")
+        }
+        // A second run at the same moment finds nothing due.
+        try await run(arguments)
+        #expect(try String(contentsOfFile: exports + "/exposureKeyExport-US/index.txt", encoding: .utf8) == index)
+    }
+
+    @Test("bad options: a clear message and exit status 2, before anything is served or written")
+    func badOptions() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let base = try baseOptions(directory, signingKey: try P256SigningKey())
+        await expectFailure(["export"] + base + ["--export-period", "5x"], mentioning: "--export-period 5x")
+        await expectFailure(["export"] + base + ["--export-period", "7h"], mentioning: "24")
+        await expectFailure(["export"] + base + ["--postgres", "postgres://localhost/keys"], mentioning: "PostgreSQL")
+        await expectFailure(["export"] + base + ["--verifier", "certificate"], mentioning: "--certificate-issuer")
+        await expectFailure(
+            ["export"] + base + ["--revision-token-key", "1=AAAA"], mentioning: "--revision-token-key")
+        await expectFailure(["export"] + base + ["--now", "yesterday"], mentioning: "--now yesterday")
+        var missingKey = base
+        missingKey[missingKey.firstIndex(of: "--signing-key")! + 1] = directory.path("missing.pem")
+        await expectFailure(["export"] + missingKey, mentioning: "cannot read")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("keys.sqlite")))
+    }
+}
