@@ -122,6 +122,9 @@ let package = Package(
         ),
         // Test support: writes detections in a loop until killed (ENStoreTests' crash-safety test).
         .executableTarget(name: "ENStoreCrashHelper", dependencies: ["ENCore", "ENStore"]),
+        // Test support: exports key-server batches in a loop until killed (ENKeyServerTests' crash test).
+        .executableTarget(
+            name: "ENKeyServerCrashHelper", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer"]),
         // Fuzzing: the targets and their rules (a library the regression tests replay through), and the driver
         // that Scripts/fuzz.sh builds as a libFuzzer binary (or that replays inputs when built normally).
         .target(
@@ -175,7 +178,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ENKeyServerTests",
-            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "ENKeyServer", "ENTestSupport"]
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENStore", "ENKeyServer", "ENKeyServerCrashHelper",
+                "ENTestSupport",
+            ]
         ),
         .testTarget(
             name: "ExposureNotificationKitTests",

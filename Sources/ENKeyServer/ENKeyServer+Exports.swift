@@ -67,9 +67,11 @@ extension ENKeyServer {
     }
 
     /// Writes to the export directory the listed files it lacks (from the store's bytes), then `index.txt`: a
-    /// file is listed only once it is recorded in the store and whole on disk.
+    /// file is listed only once it is recorded in the store and whole on disk. Temporary files abandoned by a
+    /// crashed exporter (older than a lease) are removed.
     func updateExportDirectory() throws(ENError) {
         guard let directory = ExportDirectory(configuration) else { return }
+        directory.removeAbandonedTemporaryFiles(olderThan: configuration.exportLeaseDuration)
         let names = try store.read(.exportFileNames(startingAfter: retentionCutoff))
         for name in names where !directory.contains(name) {
             guard let file = try store.read(.exportFile(named: name)) else { continue }
@@ -81,6 +83,7 @@ extension ENKeyServer {
     /// Updates the export directory; see the synchronous form.
     func updateExportDirectory() async throws(ENError) {
         guard let directory = ExportDirectory(configuration) else { return }
+        directory.removeAbandonedTemporaryFiles(olderThan: configuration.exportLeaseDuration)
         let storage: some ENKeyServerStorage = store
         let names = try await storage.exportFileNames(startingAfter: retentionCutoff)
         for name in names where !directory.contains(name) {

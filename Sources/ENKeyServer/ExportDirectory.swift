@@ -36,6 +36,19 @@ struct ExportDirectory {
         try save(Data(names.map(indexName).joined(separator: "\n").utf8), as: "index.txt")
     }
 
+    /// Removes the temporary files of writes that died (a crashed exporter's) last modified more than `age`
+    /// seconds ago; younger ones may belong to a live exporter.
+    func removeAbandonedTemporaryFiles(olderThan age: TimeInterval) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".partial") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                Date().timeIntervalSince(modified) > age
+            else { continue }
+            unlink(path)
+        }
+    }
+
     /// Removes the file `name`, if it is there.
     func remove(_ name: String) throws(ENError) {
         let path = folder.appendingPathComponent(name).path
