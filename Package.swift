@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: System libraries and C kernels
@@ -106,6 +107,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(name: "enserver", dependencies: ["EnserverKit"]),
@@ -149,10 +152,7 @@ let package = Package(
         .testTarget(
             name: "EnserverTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "EnserverKit", "ENTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENStore", "EnserverKit", "ENTestSupport",
             ]
         ),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENTestSupport"]),

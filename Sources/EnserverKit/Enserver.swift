@@ -2,8 +2,8 @@ package import ArgumentParser
 import ENCore
 import ENKeyServer
 import Foundation
-import Hummingbird
 import Logging
+import UnixSignals
 
 /// `enserver`: a key server over HTTP that behaves as Google's exposure-notifications-server does. See
 /// `Documentation/enserver.md`.
@@ -58,14 +58,16 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "enserver")
         let (server, publish) = try options.makeServer(clock: { Date() })
-        let interval = exportInterval == "0" ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
+        let interval =
+            exportInterval == "0" ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
         let http = KeyServerHTTP(server: server, publish: publish, logger: logger)
-        let app = http.application(host: host, port: port)
-        try await withThrowingDiscardingTaskGroup { group in
+        _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { _ in
             if interval > 0 {
-                group.addTask { await http.exportLoop(every: interval) }
+                await http.exportLoop(every: interval)
+            } else {
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
             }
-            try await app.runService()
+            return true
         }
     }
 }

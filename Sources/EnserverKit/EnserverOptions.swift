@@ -100,6 +100,8 @@ struct EnserverOptions: ParsableArguments {
         } catch {
             throw EnserverFailure(error)
         }
+        let verifier = try makeVerifier()
+        let tokenKeys = try makeRevisionTokenKeys()
         let store: ENKeyServerStore
         do {
             store = try ENKeyServerStore(path: database, clock: clock)
@@ -111,9 +113,9 @@ struct EnserverOptions: ParsableArguments {
             storage: store,
             configuration: ENPublishConfiguration(
                 authorizedApps: [
-                    ENPublishAuthorizedApp(healthAuthorityID: healthAuthorityID, verifier: try makeVerifier())
+                    ENPublishAuthorizedApp(healthAuthorityID: healthAuthorityID, verifier: verifier)
                 ],
-                revisionTokenKeys: try makeRevisionTokenKeys()),
+                revisionTokenKeys: tokenKeys),
             clock: clock)
         return (server, publish)
     }

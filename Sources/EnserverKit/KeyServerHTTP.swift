@@ -4,6 +4,8 @@ import Foundation
 import HTTPTypes
 package import Hummingbird
 package import Logging
+import ServiceLifecycle
+package import UnixSignals
 
 /// The key server's HTTP face: Google's publish API, the export files and `index.txt`, the exposure
 /// configuration, health and metrics, as one Hummingbird router.
@@ -49,11 +51,54 @@ package struct KeyServerHTTP: Sendable {
         return router
     }
 
-    /// An application serving ``router()`` on `host`:`port`.
-    package func application(host: String, port: Int) -> some ApplicationProtocol {
-        Application(
+    /// Serves ``router()`` on `host`:`port` (0: a free port the system picks) until `body` returns, then shuts the
+    /// server down gracefully; `body` gets the bound port. With `shutdownSignals` (SIGTERM, SIGINT for a
+    /// process), a signal ends the server too and `body` is cancelled.
+    package func withRunningServer<Value: Sendable>(
+        host: String = "127.0.0.1", port: Int = 0, shutdownSignals: [UnixSignal] = [],
+        _ body: @escaping @Sendable (Int) async throws -> Value
+    ) async throws -> Value {
+        let (ports, announce) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
             router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                announce.yield(channel.localAddress?.port ?? port)
+                announce.finish()
+            },
             logger: logger)
+        let services = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [app], gracefulShutdownSignals: shutdownSignals, logger: logger))
+        return try await withThrowingTaskGroup(of: Value?.self) { tasks in
+            tasks.addTask {
+                try await services.run()
+                announce.finish()
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let bound = await iterator.next() else {
+                // The server stopped before it listened: its error, or a plain failure.
+                while let next = try await tasks.next() { _ = next }
+                throw EnserverFailure("the server stopped before it listened on \(host):\(port)", exitCode: 1)
+            }
+            tasks.addTask {
+                let value = try await body(bound)
+                await services.triggerGracefulShutdown()
+                return value
+            }
+            var result: Value?
+            do {
+                while let next = try await tasks.next() {
+                    // The body's value, or the server stopped (a signal, or after the body): end the body too.
+                    if let next { result = next } else { tasks.cancelAll() }
+                }
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+            guard let result else { throw CancellationError() }
+            return result
+        }
     }
 
     // MARK: Publish
@@ -123,7 +168,7 @@ package struct KeyServerHTTP: Sendable {
             return Self.response(status: 200, headers: ["content-type": "text/plain"], body: Data(text.utf8))
         }
         guard name.hasSuffix(".zip"), !name.contains("/"),
-            let file = try await server.file(named: String(name.dropLast(4)))
+            let file = try await server.file(named: name)
         else { return Self.notFound() }
         return Self.response(status: 200, headers: ["content-type": "application/zip"], body: file.data)
     }

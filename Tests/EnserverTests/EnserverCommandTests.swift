@@ -61,7 +61,7 @@ struct EnserverCommandTests {
                     revisionTokenKeys: try ENRevisionTokenKeys.generate()),
                 clock: { startDate })
             let reply = await handler.handle(contentType: "application/json", body: Data(publishBody(count: 7).utf8))
-            #expect(reply.status == 200)
+            #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self).prefix(300))")
         }
         let exports = directory.path("exports")
         let arguments =
@@ -74,7 +74,7 @@ struct EnserverCommandTests {
         let names = index.split(separator: "\n").map(String.init)
         #expect(names.count == 1)
         let verifier = ENExportVerifier(trustedKeys: [
-            ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: signingKey.publicKey)
+            ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: try signingKey.publicKey)
         ])
         for name in names {
             let archive = try ENExportArchive(contentsOf: URL(fileURLWithPath: exports + "/" + name))

@@ -1,197 +1,152 @@
 import ENCore
+import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENStore
 import ENTestSupport
 import EnserverKit
 import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdTesting
 import Testing
 
+/// The routes over a real socket: each test runs the server on a free loopback port.
 @Suite("enserver: the HTTP routes")
 struct KeyServerHTTPTests {
-    let json: HTTPFields = [.contentType: "application/json"]
-
     @Test("a publish is answered as Google's server answers it, and its keys are stored")
     func publish() async throws {
         let sut = try ServerUnderTest()
-        try await Application(router: sut.http.router()).test(.router) { client in
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json, body: ByteBuffer(string: publishBody(count: 3))
-            ) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[HTTPField.Name("x-api-version")!] == "v1")
-                #expect(response.headers[.contentType] == "application/json")
-                let object = try jsonObject(String(buffer: response.body))
-                #expect(object["insertedExposures"] as? Int == 3)
-                #expect((object["revisionToken"] as? String)?.isEmpty == false)
-                // Google's padding: base64 of 1024 to 2047 random bytes.
-                let padding = try #require(object["padding"] as? String)
-                #expect((1368...2732).contains(padding.count), "\(padding.count)")
-                #expect(object["code"] == nil && object["error"] == nil)
-            }
-        }
+        let reply = try await sut.live { client in try await client.publish(publishBody(count: 3)) }
+        #expect(reply.status == 200)
+        #expect(reply.header("x-api-version") == "v1")
+        #expect(reply.header("content-type") == "application/json")
+        let object = try jsonObject(reply.text)
+        #expect(object["insertedExposures"] as? Int == 3)
+        #expect((object["revisionToken"] as? String)?.isEmpty == false)
+        // Google's padding: base64 of 1024 to 2047 random bytes.
+        let padding = try #require(object["padding"] as? String)
+        #expect((1368...2732).contains(padding.count), "\(padding.count)")
+        #expect(object["code"] == nil && object["error"] == nil)
         #expect(try await sut.server.store.read(.diagnosisKeysAwaitingExport).count == 3)
     }
 
-    @Test("wrong content type: 415; oversized body: 413; broken JSON: 400; nothing stored")
+    @Test("wrong content type: 415; oversized body: 413; broken JSON: 400; unknown app: 401; nothing stored")
     func refusals() async throws {
         let sut = try ServerUnderTest()
-        try await Application(router: sut.http.router()).test(.router) { client in
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: [.contentType: "text/plain"],
-                body: ByteBuffer(string: publishBody(count: 1))
-            ) { response in
-                #expect(response.status == .unsupportedMediaType)
-                #expect(try jsonObject(String(buffer: response.body))["code"] as? String == "bad_request")
-                #expect(response.headers[HTTPField.Name("x-api-version")!] == "v1")
-            }
-            let huge = #"{"padding": ""# + String(repeating: "A", count: 70_000) + #""}"#
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json, body: ByteBuffer(string: huge)
-            ) { response in
-                #expect(response.status == .contentTooLarge)
-                #expect(try jsonObject(String(buffer: response.body))["code"] as? String == "bad_request")
-            }
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json, body: ByteBuffer(string: #"{"temporaryExposureKeys": ["#)
-            ) { response in
-                #expect(response.status == .badRequest)
-            }
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json,
-                body: ByteBuffer(string: publishBody(count: 1).replacingOccurrences(of: "com.example.app", with: "x"))
-            ) { response in
-                #expect(response.status == .unauthorized)
-                #expect(
-                    try jsonObject(String(buffer: response.body))["code"] as? String == "unknown_health_authority_id")
-            }
+        let replies = try await sut.live { client in
+            [
+                try await client.publish(publishBody(count: 1), headers: ["Content-Type": "text/plain"]),
+                try await client.publish(#"{"padding": ""# + String(repeating: "A", count: 70_000) + #""}"#),
+                try await client.publish(#"{"temporaryExposureKeys": ["#),
+                try await client.publish(publishBody(count: 1).replacingOccurrences(of: "com.example.app", with: "x")),
+            ]
         }
+        #expect(replies.map(\.status) == [415, 413, 400, 401])
+        let codes = try replies.map { try jsonObject($0.text)["code"] as? String }
+        #expect(codes == ["bad_request", "bad_request", "bad_request", "unknown_health_authority_id"])
+        #expect(replies.allSatisfy { $0.header("x-api-version") == "v1" })
         #expect(try await sut.server.store.read(.diagnosisKeysAwaitingExport).isEmpty)
     }
 
-    @Test("X-Chaff: answered without reading the body, nothing stored; shaped like the real answers once there are some")
+    @Test(
+        "X-Chaff: answered without reading the body, nothing stored; shaped like the real answers once there are some")
     func chaff() async throws {
         let sut = try ServerUnderTest()
-        var chaffHeaders = json
-        chaffHeaders[HTTPField.Name("X-Chaff")!] = "1"
-        try await Application(router: sut.http.router()).test(.router) { client in
-            // Before any real request: 200 and an empty body.
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: chaffHeaders, body: ByteBuffer(string: publishBody(count: 2))
-            ) { response in
-                #expect(response.status == .ok)
-                #expect(response.body.readableBytes == 0)
-            }
-            var realSize = 0
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json, body: ByteBuffer(string: publishBody(count: 1, first: 9))
-            ) { response in
-                realSize = response.body.readableBytes
-            }
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: chaffHeaders, body: ByteBuffer(string: "not even JSON")
-            ) { response in
-                #expect(response.status == .ok)
-                let object = try jsonObject(String(buffer: response.body))
-                #expect(Array(object.keys) == ["padding"])
-                #expect(response.headers[HTTPField.Name("x-api-version")!] == nil)
-                // Sized like the real answer (within the base64 rounding).
-                #expect(abs(response.body.readableBytes - realSize) <= 4, "\(response.body.readableBytes) vs \(realSize)")
-            }
+        let chaff = ["Content-Type": "application/json", "X-Chaff": "1"]
+        let (first, real, later) = try await sut.live { client in
+            // Before any real request: 200 and an empty body, even for a valid publish.
+            let first = try await client.publish(publishBody(count: 2), headers: chaff)
+            let real = try await client.publish(publishBody(count: 1, first: 9))
+            let later = try await client.publish("not even JSON", headers: chaff)
+            return (first, real, later)
         }
+        #expect(first.status == 200 && first.body.isEmpty)
+        #expect(later.status == 200)
+        #expect(Array(try jsonObject(later.text).keys) == ["padding"])
+        #expect(later.header("x-api-version") == nil)
+        // Sized like the real answer, within base64's rounding and the real padding's own variation.
+        #expect(abs(later.body.count - real.body.count) <= 4, "\(later.body.count) vs \(real.body.count)")
         // Only the real request's key is stored: the chaff bodies were never read.
         #expect(try await sut.server.store.read(.diagnosisKeysAwaitingExport).count == 1)
     }
 
-    @Test("exported files and index.txt are served by path, as a CDN would serve them")
+    @Test("exported files and index.txt are served by path, as a CDN would serve them; they verify")
     func files() async throws {
         let sut = try ServerUnderTest()
-        let app = Application(router: sut.http.router())
-        try await app.test(.router) { client in
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json, body: ByteBuffer(string: publishBody(count: 5))
-            ) { response in
-                #expect(response.status == .ok)
-            }
-            try await client.execute(uri: "/exposureKeyExport-US/index.txt", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(response.body.readableBytes == 0)
-            }
+        let before = try await sut.live { client in
+            _ = try await client.publish(publishBody(count: 5))
+            return try await client.request("/exposureKeyExport-US/index.txt")
         }
+        #expect(before.status == 200 && before.body.isEmpty)
         // The batch 00:00-04:00 is cut two hours after it ends.
         sut.clock.advance(hours: 5)
         let files = try await sut.server.publish()
         #expect(files.count == 1)
         let index = try await sut.server.indexText()
-        #expect(index.hasPrefix("exposureKeyExport-US/"))
-        try await app.test(.router) { client in
-            try await client.execute(uri: "/exposureKeyExport-US/index.txt", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType] == "text/plain")
-                #expect(String(buffer: response.body) == index)
-            }
-            for line in index.split(separator: "\n") {
-                try await client.execute(uri: "/" + line, method: .get) { response in
-                    #expect(response.status == .ok)
-                    #expect(response.headers[.contentType] == "application/zip")
-                    let served = Data(response.body.readableBytesView)
-                    let stored = try #require(try await sut.server.file(named: files[0].name))
-                    #expect(served == stored.data)
-                    // The file verifies with the server's public key.
-                    let verifier = ENExportVerifier(trustedKeys: [
-                        ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: sut.signingKey.publicKey)
-                    ])
-                    #expect(try verifier.verify(try ENExportArchive(data: served)).isVerified)
-                }
-            }
-            for missing in [
-                "/exposureKeyExport-US/nothing.zip", "/exposureKeyExport-US/../index.txt", "/index.txt",
-                "/exposureKeyExport-US/a/b.zip",
-            ] {
-                try await client.execute(uri: missing, method: .get) { response in
-                    #expect(response.status == .notFound, "\(missing)")
-                }
-            }
+        let lines = index.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1 && lines[0].hasPrefix("exposureKeyExport-US/") && lines[0].hasSuffix(".zip"))
+        let missingPaths = [
+            "/exposureKeyExport-US/nothing.zip", "/exposureKeyExport-US/../index.txt", "/index.txt",
+            "/exposureKeyExport-US/a/b.zip", "/v1/publish",
+        ]
+        let (served, zips, missing) = try await sut.live { client in
+            let served = try await client.request("/exposureKeyExport-US/index.txt")
+            var zips: [HTTPReply] = []
+            for line in lines { zips.append(try await client.request("/" + line)) }
+            var missing: [Int] = []
+            for path in missingPaths { missing.append(try await client.request(path).status) }
+            return (served, zips, missing)
         }
+        #expect(served.status == 200 && served.text == index && served.header("content-type") == "text/plain")
+        let verifier = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: try sut.signingKey.publicKey)
+        ])
+        for zip in zips {
+            #expect(zip.status == 200 && zip.header("content-type") == "application/zip")
+            #expect(zip.body == files[0].data)
+            let archive = try ENExportArchive(data: zip.body)
+            #expect(try verifier.verify(archive).isVerified)
+            #expect(try archive.keyExport().region == "US")
+        }
+        #expect(missing == [404, 404, 404, 404, 404], "\(missing)")
     }
 
     @Test("the exposure configuration, health and Prometheus metrics")
     func serviceRoutes() async throws {
         let sut = try ServerUnderTest()
-        try await Application(router: sut.http.router()).test(.router) { client in
-            try await client.execute(uri: "/v1/exposure-configuration.json", method: .get) { response in
-                #expect(response.status == .ok)
-                let configuration = try JSONDecoder().decode(
-                    ENExposureConfiguration.self, from: Data(String(buffer: response.body).utf8))
-                #expect(configuration == sut.server.configuration.exposureConfiguration)
-            }
-            try await client.execute(uri: "/health", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(String(buffer: response.body) == "ok")
-            }
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json, body: ByteBuffer(string: publishBody(count: 2)))
-            try await client.execute(uri: "/metrics", method: .get) { response in
-                let text = String(buffer: response.body)
-                #expect(text.contains(#"enserver_publish_requests_total{status="200"} 1"#), "\(text)")
-                #expect(text.contains("enserver_keys_published_total 2"), "\(text)")
-                #expect(text.contains("enserver_request_duration_seconds"), "\(text)")
-            }
+        let (configuration, health, metrics) = try await sut.live { client in
+            let configuration = try await client.request("/v1/exposure-configuration.json")
+            let health = try await client.request("/health")
+            _ = try await client.publish(publishBody(count: 2))
+            _ = try await client.publish(publishBody(count: 1, first: 7), headers: ["Content-Type": "text/plain"])
+            return (configuration, health, try await client.request("/metrics"))
         }
+        #expect(configuration.status == 200)
+        let decoded = try JSONDecoder().decode(ENExposureConfiguration.self, from: configuration.body)
+        #expect(decoded == sut.server.configuration.exposureConfiguration)
+        #expect(health.status == 200 && health.text == "ok")
+        #expect(metrics.text.contains(#"enserver_publish_requests_total{status="200"} 1"#), "\(metrics.text)")
+        #expect(metrics.text.contains(#"enserver_publish_requests_total{status="415"} 1"#), "\(metrics.text)")
+        #expect(metrics.text.contains("enserver_keys_published_total 2"), "\(metrics.text)")
+        #expect(
+            metrics.text.contains(#"enserver_request_duration_seconds_count{route="publish"} 2"#), "\(metrics.text)")
     }
 
-    @Test("a live server on loopback answers a publish over a real socket")
-    func live() async throws {
-        let sut = try ServerUnderTest()
-        try await Application(router: sut.http.router()).test(.live) { client in
-            try await client.execute(
-                uri: "/v1/publish", method: .post, headers: json, body: ByteBuffer(string: publishBody(count: 4))
-            ) { response in
-                #expect(response.status == .ok)
-                #expect(try jsonObject(String(buffer: response.body))["insertedExposures"] as? Int == 4)
-            }
-        }
+    @Test("two instances on one store file: a key published through one is served by the other once exported")
+    func twoInstances() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let clock = ManualClock()
+        let path = directory.path("keys.sqlite")
+        let first = try ServerUnderTest(clock: clock, databasePath: path)
+        let second = try ServerUnderTest(clock: clock, databasePath: path, signingKey: first.signingKey)
+        let reply = try await first.live { client in try await client.publish(publishBody(count: 4)) }
+        #expect(reply.status == 200)
+        clock.advance(hours: 5)
+        // Both export at once: the lease gives the batch to one of them.
+        async let fromFirst = first.server.publish()
+        async let fromSecond = second.server.publish()
+        let exported = try await fromFirst.count + fromSecond.count
+        #expect(exported == 1)
+        let index = try await second.live { client in try await client.request("/exposureKeyExport-US/index.txt") }
+        #expect(index.status == 200 && index.text.split(separator: "\n").count == 1)
     }
 }
