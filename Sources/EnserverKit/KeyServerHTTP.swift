@@ -206,8 +206,7 @@ package struct KeyServerHTTP: Sendable {
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - start) / .seconds(1)
     }
 }
 
