@@ -17,11 +17,19 @@ let package = Package(
         .library(name: "ENStore", targets: ["ENStore"]),
         .library(name: "ENEvaluation", targets: ["ENEvaluation"]),
         .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
+        .library(name: "ENKeyServerPostgres", targets: ["ENKeyServerPostgres"]),
         .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
         .library(name: "ENSimulator", targets: ["ENSimulator"]),
         .executable(name: "entool", targets: ["entool"]),
         .executable(name: "enserver", targets: ["enserver"]),
+    ],
+    traits: [
+        // PostgreSQL storage for the key server (ENKeyServerPostgres, enserver --postgres), through postgres-nio.
+        // On by default; `--disable-default-traits` builds without it (and without postgres-nio, swift-nio-ssl and
+        // swift-crypto), as the sanitizer jobs of .ci/run do.
+        .trait(name: "PostgreSQL", description: "The key server's PostgreSQL storage, through postgres-nio."),
+        .default(enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
@@ -35,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: System libraries and C kernels
@@ -69,6 +78,16 @@ let package = Package(
                 "ENCore", "ENCrypto", "ENExportFormat", "ENStore", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // A key server's storage on PostgreSQL (the PostgreSQL trait; empty without it).
+        .target(
+            name: "ENKeyServerPostgres",
+            dependencies: [
+                "ENCore", "ENKeyServer", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(
+                    name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
         // The facade: Apple's ENManager on any platform, over the modules above.
         .target(
             name: "ExposureNotificationKit",
@@ -81,7 +100,8 @@ let package = Package(
         .target(
             name: "ENSimulator",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENRiskV1", "ENRiskV2", "ExposureNotificationKit",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENRiskV1", "ENRiskV2",
+                "ExposureNotificationKit",
             ]
         ),
 
@@ -100,7 +120,7 @@ let package = Package(
         .target(
             name: "EnserverKit",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -109,6 +129,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         .executableTarget(name: "enserver", dependencies: ["EnserverKit"]),
@@ -152,7 +173,9 @@ let package = Package(
         .testTarget(
             name: "EnserverTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENStore", "EnserverKit", "ENTestSupport",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres", "ENStore", "EnserverKit",
+                "ENTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENTestSupport"]),
@@ -180,7 +203,8 @@ let package = Package(
             name: "ENKeyServerTests",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENStore", "ENKeyServer", "ENKeyServerCrashHelper",
-                "ENTestSupport",
+                "ENKeyServerPostgres", "ENTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         .testTarget(
@@ -203,7 +227,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "EntoolTests", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "entool", "ENTestSupport"]),
+            name: "EntoolTests",
+            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "entool", "ENTestSupport"]),
     ]
 )
 

@@ -8,6 +8,8 @@
 #   pkg-config      how SwiftPM finds the three above
 #   openssl         the command-line tool the tests use as an outside signature verifier
 #   protobuf-compiler  protoc, which the tests use as an outside decoder of written export files
+#   postgresql      a local PostgreSQL on loopback for the key server's tests, started by Scripts/postgres.sh
+#                   (skipped when ENKEYSERVER_TEST_POSTGRES=skip)
 #
 # On macOS, install OpenSSL with `brew install openssl@3` and set PKG_CONFIG_PATH to its lib/pkgconfig.
 set -euo pipefail
@@ -25,7 +27,12 @@ have_pc zlib || missing+=(zlib1g-dev)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
 
+start_postgres() {
+    if [ "${ENKEYSERVER_TEST_POSTGRES:-}" != "skip" ]; then "$(dirname "$0")/postgres.sh"; fi
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
+    start_postgres
     exit 0
 fi
 
@@ -44,3 +51,4 @@ echo "setup: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq >&2
 $sudo apt-get install -y -qq "${missing[@]}" >&2
+start_postgres

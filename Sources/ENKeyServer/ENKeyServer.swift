@@ -79,7 +79,7 @@ public final class ENKeyServer: Sendable {
 
     /// Exports every due batch; see the synchronous form. Does not block.
     public func publish() async throws(ENError) -> [ENKeyServerFile] {
-        try await exportDueBatches()
+        try await exporter.publish()
     }
 
     // MARK: Serving files
@@ -103,19 +103,19 @@ public final class ENKeyServer: Sendable {
 
     /// One published file by name; see the synchronous form. Does not block.
     public func file(named name: String) async throws(ENError) -> ENKeyServerFile? {
-        try await store.read(.exportFile(named: name, endingAfter: retentionCutoff))
+        try await exporter.file(named: name)
     }
 
     /// Google's `index.txt`: the names of the files of batches that started in the retention period, with the
     /// ``ENKeyServerConfiguration/exportRoot`` prefix (`ROOT/NAME`), sorted, joined with `"\n"`, no trailing
     /// newline (empty when there is no file).
     public func indexText() throws(ENError) -> String {
-        indexText(try store.read(.exportFileNames(startingAfter: retentionCutoff)))
+        configuration.indexText(try store.read(.exportFileNames(startingAfter: retentionCutoff)))
     }
 
     /// Google's `index.txt`; see the synchronous form. Does not block.
     public func indexText() async throws(ENError) -> String {
-        indexText(try await store.exportFileNames(startingAfter: retentionCutoff))
+        try await exporter.indexText()
     }
 
     /// The exposure configuration as the sample app's server JSON (`ENExposureConfiguration`'s `Codable` form,
@@ -123,13 +123,7 @@ public final class ENKeyServer: Sendable {
     ///
     /// - Throws: `ENError.Code.internal` if the configuration cannot be encoded.
     public func exposureConfigurationJSON() throws(ENError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        do {
-            return try encoder.encode(configuration.exposureConfiguration)
-        } catch {
-            throw ENError(.internal, "the exposure configuration does not encode: \(error)")
-        }
+        try configuration.exposureConfigurationJSON()
     }
 
     /// The exposure configuration's JSON; see the synchronous form (it does not touch the store).
@@ -151,7 +145,13 @@ public final class ENKeyServer: Sendable {
     /// Drops expired keys and files; see the synchronous form. Does not block.
     @discardableResult
     public func deleteExpired() async throws(ENError) -> Int {
-        try await deleteExpiredExports()
+        try await exporter.deleteExpired()
+    }
+
+    /// The export side on the server's store, with the server's clock and exporter name: what the `async` forms
+    /// of publishing, serving and retention run.
+    public var exporter: ENKeyServerExporter {
+        ENKeyServerExporter(storage: store, configuration: configuration, clock: clock, exporterID: exporterID)
     }
 
     /// The start of the retention period by the server's clock.

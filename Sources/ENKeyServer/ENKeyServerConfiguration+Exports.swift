@@ -1,5 +1,5 @@
 public import ENCore
-import Foundation
+package import Foundation
 
 extension ENKeyServerConfiguration {
     /// Refuses export settings an exporter cannot follow.
@@ -45,7 +45,7 @@ extension ENKeyServerConfiguration {
     /// ``exportPeriod`` in UTC, ending no later than `date - minimumWindowAge` truncated to the hour; the first
     /// run makes only the last complete batch, later runs every batch ending after `latestEnd` (the first of
     /// them starting before `latestEnd` when the period changed). Oldest first; empty without a period.
-    func dueBatchWindows(after latestEnd: UInt64?, at date: Date) -> [Range<UInt64>] {
+    package func dueBatchWindows(after latestEnd: UInt64?, at date: Date) -> [Range<UInt64>] {
         guard let exportPeriod else { return [] }
         let period = Int64(exportPeriod)
         let effective = Int64((date.timeIntervalSince1970 - minimumWindowAge).rounded(.down))

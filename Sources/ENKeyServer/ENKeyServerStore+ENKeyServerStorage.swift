@@ -35,9 +35,11 @@ extension ENStoreQuery where Store == ENKeyServerStore {
             for data in keyData where seen.insert(data).inserted {
                 guard let row = try Row.fetchOne(find, arguments: [data]) else { continue }
                 var stored = ENStoredDiagnosisKey(
-                    key: try StoreCodec.key(from: row), exportableAt: StoreCodec.date(row["received_at"]))
-                if let revisedAt = row["revised_at"] as Double?, let type = row["revised_report_type"] as Int64? {
-                    let onset: Int64? = row["revised_days_since_onset"]
+                    key: try StoreCodec.key(from: row), exportableAt: StoreCodec.date(try row.stored("received_at")))
+                if let revisedAt = (try row.stored("revised_at", as: Double?.self)),
+                    let type = (try row.stored("revised_report_type", as: Int64?.self))
+                {
+                    let onset: Int64? = try row.stored("revised_days_since_onset")
                     stored.revision = ENKeyServerRevision(
                         keyData: data,
                         reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,

@@ -12,8 +12,8 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
     ///
     /// With an `exportPeriod`, due batches are Google's (`ENKeyServerConfiguration` explains the rule). Without
     /// one, a batch of everything waiting (new keys that arrived and revisions made by `date`) is created when
-    /// something waits and no batch is open: its window starts at the latest batch end (for the first batch, at
-    /// the earliest arrival) and ends at `date`, in whole UTC seconds, at least one second after its start.
+    /// something waits and no batch is open: its window starts at the earliest arrival waiting (never before the
+    /// latest batch end) and ends at `date`, in whole UTC seconds, at least one second after its start.
     ///
     /// - Throws: `ENError.Code.badParameter` for invalid export settings; database errors.
     public static func claimExportBatch(
@@ -61,11 +61,12 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                     arguments: [until, until])
                 if let earliest {
                     let now = KeyServerTables.unixSeconds(date)
-                    // Never before the latest end, even when the clock has not passed it (two publishes within a
-                    // second): windows never overlap, so names never repeat.
-                    let start =
-                        latestEnd.map { UInt64(max(0, $0)) }
-                        ?? min(KeyServerTables.unixSeconds(StoreCodec.date(earliest)), now)
+                    // From the earliest arrival waiting, but never before the latest end, even when the clock has
+                    // not passed it (two publishes within a second): windows never overlap, so names never repeat;
+                    // and a batch after a long pause starts recently, so that index.txt lists it.
+                    let start = max(
+                        latestEnd.map { UInt64(max(0, $0)) } ?? 0,
+                        min(KeyServerTables.unixSeconds(StoreCodec.date(earliest)), now))
                     try create(start..<max(now, start + 1), keysFrom: nil, keysUntil: StoreCodec.date(until))
                 }
             }
@@ -82,10 +83,11 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
             else { return nil }
             let expires = date.addingTimeInterval(configuration.exportLeaseDuration)
             let lease = ENKeyServerExportLease(
-                batchIndex: row["batch_index"], startTimestamp: UInt64(max(0, row["start_timestamp"] as Int64)),
-                endTimestamp: UInt64(max(0, row["end_timestamp"] as Int64)),
-                keysFrom: (row["keys_from"] as Double?).map(StoreCodec.date),
-                keysUntil: StoreCodec.date(row["keys_until"]), owner: owner, expiresAt: expires)
+                batchIndex: try row.stored("batch_index"),
+                startTimestamp: UInt64(max(0, (try row.stored("start_timestamp", as: Int64.self)))),
+                endTimestamp: UInt64(max(0, (try row.stored("end_timestamp", as: Int64.self)))),
+                keysFrom: ((try row.stored("keys_from", as: Double?.self))).map(StoreCodec.date),
+                keysUntil: StoreCodec.date(try row.stored("keys_until")), owner: owner, expiresAt: expires)
             try db.execute(
                 sql: "UPDATE key_server_batches SET lease_owner = ?, lease_expires = ? WHERE batch_index = ?",
                 arguments: [owner, StoreCodec.column(expires), lease.batchIndex])
@@ -155,14 +157,18 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                     """,
                 arguments: [created, firstFileIndex, files.count, lease.batchIndex])
             let window = KeyServerTables.window(lease)
-            // Revisions first: their keys already carry a batch index, the new keys get theirs after.
-            try db.execute(
+            // Revisions first: their keys already carry a batch index, the new keys get theirs after. The
+            // revisions exported are those read, by key: a revision dated in the window but written after the read
+            // waits for the next batch instead of being marked exported unpublished.
+            let markRevision = try db.cachedStatement(
                 sql: """
                     UPDATE key_server_keys SET revised_batch_index = ?
-                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
-                        AND \(window.condition("revised_at"))
-                    """,
-                arguments: [lease.batchIndex] + window.arguments)
+                    WHERE key_data = ? AND rolling_start = ? AND revised_at IS NOT NULL
+                        AND revised_batch_index IS NULL AND batch_index IS NOT NULL
+                    """)
+            for key in contents.revisedKeys {
+                try markRevision.execute(arguments: [lease.batchIndex, key.keyData, Int64(key.rollingStartNumber)])
+            }
             try db.execute(
                 sql: """
                     UPDATE key_server_keys SET batch_index = ?

@@ -69,17 +69,18 @@ extension KeyServerTables {
             arguments: arguments + [Int64(unixSeconds(cutoff))]
         ).map { row in
             ENKeyServerFile(
-                index: row["file_index"], name: row["name"], batchIndex: row["batch_index"],
-                startTimestamp: UInt64(max(0, row["start_timestamp"] as Int64)),
-                endTimestamp: UInt64(max(0, row["end_timestamp"] as Int64)),
-                createdAt: StoreCodec.date(row["created_at"]), data: row["data"])
+                index: try row.stored("file_index"), name: try row.stored("name"),
+                batchIndex: try row.stored("batch_index"),
+                startTimestamp: UInt64(max(0, (try row.stored("start_timestamp", as: Int64.self)))),
+                endTimestamp: UInt64(max(0, (try row.stored("end_timestamp", as: Int64.self)))),
+                createdAt: StoreCodec.date(try row.stored("created_at")), data: try row.stored("data"))
         }
     }
 }
 
 extension ENKeyServerFile {
     /// Google's name of file `number` (1-based) of the batch from `start` to `end`: `START-END-NNNNN.zip`.
-    static func name(start: UInt64, end: UInt64, number: Int) -> String {
+    package static func name(start: UInt64, end: UInt64, number: Int) -> String {
         let digits = String(number)
         return "\(start)-\(end)-\(String(repeating: "0", count: max(0, 5 - digits.count)))\(digits).zip"
     }

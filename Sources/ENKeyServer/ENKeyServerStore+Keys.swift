@@ -52,15 +52,17 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                     result.accepted += 1
                     continue
                 }
-                let id: Int64 = row["id"]
-                let isRevised = (row["revised_at"] as Double?) != nil
-                let currentType: Int64 = isRevised ? row["revised_report_type"] : row["report_type"]
-                let currentOnset: Int64? = isRevised ? row["revised_days_since_onset"] : row["days_since_onset"]
+                let id: Int64 = try row.stored("id")
+                let isRevised = ((try row.stored("revised_at", as: Double?.self))) != nil
+                let currentType: Int64 =
+                    isRevised ? try row.stored("revised_report_type") : try row.stored("report_type")
+                let currentOnset: Int64? =
+                    isRevised ? try row.stored("revised_days_since_onset") : try row.stored("days_since_onset")
                 guard currentType != reportType || currentOnset != onset else {
                     result.duplicates += 1
                     continue
                 }
-                if (row["batch_index"] as Int64?) == nil {
+                if ((try row.stored("batch_index", as: Int64?.self))) == nil {
                     try db.execute(
                         sql: "UPDATE key_server_keys SET report_type = ?, days_since_onset = ? WHERE id = ?",
                         arguments: [reportType, onset, id])
@@ -116,9 +118,10 @@ extension ENStoreQuery where Store == ENKeyServerStore {
                     """,
                 arguments: [index]
             ).map { row in
-                let index: Int = row[0]
+                let index: Int = try row.stored(at: 0)
                 return ENKeyServerBatch(
-                    index: index, createdAt: StoreCodec.date(row[1]), keys: try KeyServerTables.keys(db, batch: index),
+                    index: index, createdAt: StoreCodec.date(try row.stored(at: 1)),
+                    keys: try KeyServerTables.keys(db, batch: index),
                     revisedKeys: try KeyServerTables.revisedKeys(db, batch: index))
             }
         }

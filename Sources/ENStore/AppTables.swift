@@ -25,9 +25,10 @@ struct AppTables: Sendable {
                 db,
                 sql: "SELECT next_key_file_index, last_detection_date, last_detection_error FROM \(state) WHERE id = 1")
         else { return ENDetectionState() }
-        let date: Double? = row[1]
+        let date: Double? = try row.stored(at: 1)
         return ENDetectionState(
-            nextKeyFileIndex: row[0], lastDetectionDate: date.map(StoreCodec.date), lastDetectionError: row[2])
+            nextKeyFileIndex: try row.stored(at: 0), lastDetectionDate: date.map(StoreCodec.date),
+            lastDetectionError: try row.stored(at: 2))
     }
 
     func testResults(_ db: Database) throws -> [ENTestResult] {
@@ -35,11 +36,13 @@ struct AppTables: Sendable {
             db,
             sql: "SELECT id, date_administered, is_added, is_shared FROM \(testResults) ORDER BY date_administered, id"
         ).map { row in
-            let text: String = row[0]
+            let text: String = try row.stored(at: 0)
             guard let id = UUID(uuidString: text) else {
                 throw ENError(.badFormat, "a stored test result has the identifier \"\(text)\", not a UUID")
             }
-            return ENTestResult(id: id, isAdded: row[2], dateAdministered: StoreCodec.date(row[1]), isShared: row[3])
+            return ENTestResult(
+                id: id, isAdded: try row.stored(at: 2), dateAdministered: StoreCodec.date(try row.stored(at: 1)),
+                isShared: try row.stored(at: 3))
         }
     }
 
@@ -48,10 +51,11 @@ struct AppTables: Sendable {
             db,
             sql: "SELECT date, duration, total_risk_score, transmission_risk_level FROM \(exposures) ORDER BY date, id"
         ).map { row in
-            let score: Int64? = row[2]
-            let level: Int64? = row[3]
+            let score: Int64? = try row.stored(at: 2)
+            let level: Int64? = try row.stored(at: 3)
             return ENExposureRecord(
-                date: StoreCodec.date(row[0]), duration: row[1], totalRiskScore: score.map { UInt8(clamping: $0) },
+                date: StoreCodec.date(try row.stored(at: 0)), duration: try row.stored(at: 1),
+                totalRiskScore: score.map { UInt8(clamping: $0) },
                 transmissionRiskLevel: level.map { UInt8(clamping: $0) })
         }
     }

@@ -9,6 +9,10 @@ extension ENError {
         // An in-memory store has no file to name.
         let file = path == ":memory:" ? ENError.Context() : ENError.Context(file: path)
         if let error = error as? ENError { return error.adding(file) }
+        if let error = error as? RowDecodingError {
+            // A value of the wrong type or NULL where the schema promises one: a damaged or hostile file.
+            return ENError(.badFormat, "a stored value does not read back: \(error)", context: file)
+        }
         guard let error = error as? DatabaseError else {
             return ENError(.internal, "\(error)", context: file)
         }

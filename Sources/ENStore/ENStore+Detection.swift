@@ -212,7 +212,9 @@ enum DetectionTables {
         sql += latestOnly ? " ORDER BY id DESC LIMIT 1" : " ORDER BY id"
         let arguments: StatementArguments = kind.map { [$0] } ?? []
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            StoredRow(id: row[0], date: StoreCodec.date(row[1]), kind: row[2], result: row[3])
+            StoredRow(
+                id: try row.stored(at: 0), date: StoreCodec.date(try row.stored(at: 1)), kind: try row.stored(at: 2),
+                result: try row.stored(at: 3))
         }
     }
 }

@@ -125,8 +125,8 @@ enum OwnKeyTable {
     }
 
     private static func key(from row: Row, _ cipher: (any ENAuthenticatedCipher)?) throws -> ENTemporaryExposureKey {
-        let start = UInt32(clamping: row["rolling_start"] as Int64)
-        var keyData: Data = row["key"]
+        let start = UInt32(clamping: (try row.stored("rolling_start", as: Int64.self)))
+        var keyData: Data = try row.stored("key")
         if let cipher {
             keyData = try cipher.open(keyData, authenticating: StoreCodec.context("own_keys", start))
         }
@@ -135,6 +135,6 @@ enum OwnKeyTable {
         }
         return ENTemporaryExposureKey(
             keyData: keyData, rollingStartNumber: ENIntervalNumber(start),
-            rollingPeriod: UInt32(clamping: row["rolling_period"] as Int64))
+            rollingPeriod: UInt32(clamping: (try row.stored("rolling_period", as: Int64.self))))
     }
 }

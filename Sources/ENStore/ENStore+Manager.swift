@@ -17,14 +17,14 @@ extension ENStoreQuery where Store == ENStore {
                         preauthorization_released_at FROM manager_state WHERE id = 1
                         """)
             else { return ENManagerState() }
-            let rawStatus: Int64 = row[1]
+            let rawStatus: Int64 = try row.stored(at: 1)
             guard let status = ENAuthorizationStatus(rawValue: Int(clamping: rawStatus)) else {
                 throw ENError(.badFormat, "the stored authorization status is \(rawStatus), expected 0...3")
             }
-            let authorizedAt: Double? = row[2]
-            let releasedAt: Double? = row[3]
+            let authorizedAt: Double? = try row.stored(at: 2)
+            let releasedAt: Double? = try row.stored(at: 3)
             return ENManagerState(
-                exposureNotificationEnabled: row[0], authorizationStatus: status,
+                exposureNotificationEnabled: try row.stored(at: 0), authorizationStatus: status,
                 preAuthorization: authorizedAt.map {
                     ENPreAuthorization(authorizedAt: StoreCodec.date($0), releasedAt: releasedAt.map(StoreCodec.date))
                 })

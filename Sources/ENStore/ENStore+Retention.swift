@@ -46,8 +46,12 @@ extension ENStoreQuery where Store == ENStore {
                     (SELECT COUNT(*) FROM detection_ledger), (SELECT COUNT(*) FROM detections)
                     """)!
             var counts = ENStoreRecordCounts()
-            (counts.ownKeys, counts.sightings, counts.cachedKeyFiles) = (row[0], row[1], row[2])
-            (counts.processedKeyFiles, counts.ledgerEntries, counts.detections) = (row[3], row[4], row[5])
+            (counts.ownKeys, counts.sightings, counts.cachedKeyFiles) = (
+                try row.stored(at: 0), try row.stored(at: 1), try row.stored(at: 2)
+            )
+            (counts.processedKeyFiles, counts.ledgerEntries, counts.detections) = (
+                try row.stored(at: 3), try row.stored(at: 4), try row.stored(at: 5)
+            )
             return counts
         }
     }

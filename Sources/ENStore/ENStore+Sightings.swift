@@ -54,8 +54,8 @@ extension ENStoreQuery where Store == ENStore {
         while let row = try cursor.next() {
             let sighting: ENSighting
             if let cipher {
-                let interval = UInt32(clamping: row[0] as Int64)
-                let sealed: Data = row[1]
+                let interval = UInt32(clamping: (try row.stored(at: 0, as: Int64.self)))
+                let sealed: Data = try row.stored(at: 1)
                 let payload = try cipher.open(sealed, authenticating: StoreCodec.context("sightings", interval))
                 sighting = try StoreCodec.sighting(fromPayload: payload)
             } else {

@@ -93,7 +93,7 @@ public final class ENStore: ENPersistentStore {
         guard let row = try Row.fetchOne(db, sql: "SELECT encrypted, canary FROM store_metadata WHERE id = 1") else {
             return
         }
-        let encrypted: Bool = row["encrypted"]
+        let encrypted: Bool = try row.stored("encrypted")
         switch (encrypted, cipher) {
         case (false, nil):
             return
@@ -107,7 +107,7 @@ public final class ENStore: ENPersistentStore {
                 .dataInaccessible, "the store is encrypted at rest; open it with its cipher",
                 context: ENError.Context(file: path))
         case (true, .some(let cipher)):
-            let canary: Data? = row["canary"]
+            let canary: Data? = try row.stored("canary")
             let opened: Data
             do {
                 opened = try cipher.open(canary ?? Data(), authenticating: canaryContext)

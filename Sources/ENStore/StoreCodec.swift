@@ -72,11 +72,11 @@ package enum StoreCodec {
     }
 
     package static func key(from row: Row) throws(ENError) -> ENTemporaryExposureKey {
-        let keyData: Data = row["key_data"]
-        let reportRaw: Int64 = row["report_type"]
-        let variantRaw: Int64 = row["variant"]
-        let trl: Int64 = row["transmission_risk_level"]
-        let dsos: Int64? = row["days_since_onset"]
+        let keyData: Data = try row.stored("key_data")
+        let reportRaw: Int64 = try row.stored("report_type")
+        let variantRaw: Int64 = try row.stored("variant")
+        let trl: Int64 = try row.stored("transmission_risk_level")
+        let dsos: Int64? = try row.stored("days_since_onset")
         guard let report = ENDiagnosisReportType(rawValue: UInt32(clamping: reportRaw)),
             let variant = ENVariantOfConcernType(rawValue: UInt32(clamping: variantRaw))
         else {
@@ -84,8 +84,8 @@ package enum StoreCodec {
         }
         let key = ENTemporaryExposureKey(
             keyData: keyData,
-            rollingStartNumber: ENIntervalNumber(UInt32(clamping: row["rolling_start"] as Int64)),
-            rollingPeriod: UInt32(clamping: row["rolling_period"] as Int64),
+            rollingStartNumber: ENIntervalNumber(UInt32(clamping: (try row.stored("rolling_start", as: Int64.self)))),
+            rollingPeriod: UInt32(clamping: (try row.stored("rolling_period", as: Int64.self))),
             transmissionRiskLevel: UInt8(clamping: trl),
             diagnosisReportType: report,
             daysSinceOnsetOfSymptoms: dsos.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,

@@ -57,17 +57,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "enserver")
-        let (server, publish) = try options.makeServer(clock: { Date() })
         let interval =
             exportInterval == "0" ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
-        let http = KeyServerHTTP(server: server, publish: publish, logger: logger)
-        _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { _ in
-            if interval > 0 {
-                await http.exportLoop(every: interval)
-            } else {
-                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        try await options.withServer(clock: { Date() }, logger: logger) { exporter, publish in
+            let http = KeyServerHTTP(exporter: exporter, publish: publish, logger: logger)
+            _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { _ in
+                if interval > 0 {
+                    await http.exportLoop(every: interval)
+                } else {
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                }
+                return true
             }
-            return true
         }
     }
 }
@@ -91,28 +92,34 @@ struct ExportCommand: AsyncParsableCommand {
             moment = date
         }
         let fixed = moment
-        let (server, _) = try options.makeServer(clock: { fixed })
-        let files: [ENKeyServerFile]
-        do {
-            files = try await server.publish()
-        } catch {
-            throw EnserverFailure(error)
+        let files = try await options.withServer(clock: { fixed }, logger: Logger(label: "enserver")) {
+            exporter, _ in
+            do throws(ENError) {
+                let files = try await exporter.publish()
+                try await exporter.deleteExpired()
+                return files
+            } catch {
+                throw EnserverFailure(error)
+            }
         }
         for file in files { print(file.name) }
     }
 }
 
 extension KeyServerHTTP {
-    /// Cuts due batches every `interval` seconds until cancelled; a failure is logged and retried next time (a
-    /// batch another instance holds under lease is skipped, one whose exporter died is redone after the lease).
+    /// Cuts due batches and drops expired keys and files every `interval` seconds until cancelled; a failure is
+    /// logged and retried next time (a batch another instance holds under lease is skipped, one whose exporter died
+    /// is redone after the lease).
     func exportLoop(every interval: TimeInterval) async {
         while !Task.isCancelled {
             do {
-                let files = try await server.publish()
+                let files = try await exporter.publish()
                 if !files.isEmpty {
                     metrics.exported(files: files.count)
                     logger.info("exported", metadata: ["files": "\(files.count)"])
                 }
+                let dropped = try await exporter.deleteExpired()
+                if dropped > 0 { logger.info("retention", metadata: ["keys dropped": "\(dropped)"]) }
             } catch {
                 logger.error("export failed: \(error)")
             }

@@ -4,13 +4,23 @@ import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import Foundation
+import Logging
+
+#if PostgreSQL
+    import ENKeyServerPostgres
+    import PostgresNIO
+#endif
 
 /// The options `enserver` and `enserver export` share: storage, exports, signing, publishing and verification.
 struct EnserverOptions: ParsableArguments {
     @Option(help: "The SQLite database file (created if missing).")
     var database: String?
 
-    @Option(help: "A PostgreSQL URL (postgres://user:password@host:port/database). Not available yet.")
+    @Option(
+        help: """
+            A PostgreSQL database instead of --database: postgres://USER:PASSWORD@HOST:PORT/DATABASE, with optional \
+            ?sslmode=disable|prefer|require, search_path=SCHEMA, pool_max=N, host=/SOCKET/DIR.
+            """)
     var postgres: String?
 
     @Option(help: "Also write the export files and index.txt under this directory (for a static server or CDN).")
@@ -69,13 +79,13 @@ struct EnserverOptions: ParsableArguments {
         case certificate
     }
 
-    /// The key server and its publish API, from the options.
-    func makeServer(clock: @escaping @Sendable () -> Date) throws(EnserverFailure) -> (ENKeyServer, ENPublishHandler) {
-        if postgres != nil {
-            throw EnserverFailure(
-                "--postgres: PostgreSQL storage is not available in this build yet; use --database FILE")
+    /// The export settings and the publish API's settings, from the options; checked before any storage opens.
+    func makeSettings() throws(EnserverFailure) -> (ENKeyServerConfiguration, ENPublishConfiguration) {
+        switch (database, postgres) {
+        case (nil, nil): throw EnserverFailure("--database FILE or --postgres URL is required")
+        case (.some, .some): throw EnserverFailure("--database and --postgres exclude each other: give one")
+        default: break
         }
-        guard let database else { throw EnserverFailure("--database FILE is required") }
         let period = try Self.duration(exportPeriod, option: "--export-period")
         let signer = ENExportSigner(
             signingKey: try Self.read(signingKey, option: "--signing-key") { pem throws(ENError) in
@@ -100,24 +110,60 @@ struct EnserverOptions: ParsableArguments {
         } catch {
             throw EnserverFailure(error)
         }
-        let verifier = try makeVerifier()
-        let tokenKeys = try makeRevisionTokenKeys()
-        let store: ENKeyServerStore
-        do {
-            store = try ENKeyServerStore(path: database, clock: clock)
-        } catch {
-            throw EnserverFailure(error)
+        let publish = ENPublishConfiguration(
+            authorizedApps: [
+                ENPublishAuthorizedApp(healthAuthorityID: healthAuthorityID, verifier: try makeVerifier())
+            ],
+            revisionTokenKeys: try makeRevisionTokenKeys())
+        return (configuration, publish)
+    }
+
+    /// Opens the storage the options name (the SQLite file, or PostgreSQL with its connection pool running and the
+    /// schema migrated), runs `body` with the exporter and the publish API on it, and closes it.
+    func withServer<Value: Sendable>(
+        clock: @escaping @Sendable () -> Date, logger: Logger,
+        _ body: (ENKeyServerExporter, ENPublishHandler) async throws -> Value
+    ) async throws -> Value {
+        let (configuration, publishConfiguration) = try makeSettings()
+        func run(_ storage: any ENKeyServerStorage) async throws -> Value {
+            try await body(
+                ENKeyServerExporter(storage: storage, configuration: configuration, clock: clock),
+                ENPublishHandler(storage: storage, configuration: publishConfiguration, clock: clock))
         }
-        let server = ENKeyServer(store: store, configuration: configuration, clock: clock)
-        let publish = ENPublishHandler(
-            storage: store,
-            configuration: ENPublishConfiguration(
-                authorizedApps: [
-                    ENPublishAuthorizedApp(healthAuthorityID: healthAuthorityID, verifier: verifier)
-                ],
-                revisionTokenKeys: tokenKeys),
-            clock: clock)
-        return (server, publish)
+        if let database {
+            let store: ENKeyServerStore
+            do {
+                store = try ENKeyServerStore(path: database, clock: clock)
+            } catch {
+                throw EnserverFailure(error)
+            }
+            return try await run(store)
+        }
+        guard let postgres else { throw EnserverFailure("--database FILE or --postgres URL is required") }
+        #if PostgreSQL
+            let clientConfiguration: PostgresClient.Configuration
+            do {
+                clientConfiguration = try ENKeyServerPostgresStore.clientConfiguration(url: postgres)
+            } catch {
+                throw EnserverFailure("--postgres \(ENKeyServerPostgresStore.redacted(postgres)): \(error.reason)")
+            }
+            let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                let store = ENKeyServerPostgresStore(client: client, logger: logger)
+                do throws(ENError) {
+                    try await store.migrate()
+                } catch {
+                    throw EnserverFailure(
+                        "--postgres \(ENKeyServerPostgresStore.redacted(postgres)): \(error.reason)", exitCode: 1)
+                }
+                return try await run(store)
+            }
+        #else
+            throw EnserverFailure(
+                "--postgres: this enserver was built without the PostgreSQL trait; use --database FILE")
+        #endif
     }
 
     private func makeVerifier() throws(EnserverFailure) -> any ENPublishCertificateVerifier {

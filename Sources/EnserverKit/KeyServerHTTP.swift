@@ -17,8 +17,8 @@ package import UnixSignals
 /// - `GET /v1/exposure-configuration.json`: the exposure configuration in the sample server's JSON.
 /// - `GET /health`: `200 ok` once the store answers; `GET /metrics`: Prometheus text.
 package struct KeyServerHTTP: Sendable {
-    /// The key server: storage, exports and files.
-    package let server: ENKeyServer
+    /// The key server's export side: files, `index.txt`, the exposure configuration, batches to cut.
+    package let exporter: ENKeyServerExporter
     /// The publish API.
     package let publish: ENPublishHandler
     /// The server's metrics.
@@ -29,10 +29,10 @@ package struct KeyServerHTTP: Sendable {
     package let logger: Logger
 
     package init(
-        server: ENKeyServer, publish: ENPublishHandler, metrics: EnserverMetrics = EnserverMetrics(),
+        exporter: ENKeyServerExporter, publish: ENPublishHandler, metrics: EnserverMetrics = EnserverMetrics(),
         chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver")
     ) {
-        self.server = server
+        self.exporter = exporter
         self.publish = publish
         self.metrics = metrics
         self.chaff = chaff
@@ -159,27 +159,27 @@ package struct KeyServerHTTP: Sendable {
         let started = ContinuousClock.now
         defer { metrics.latency(route: "files", seconds: Self.seconds(since: started)) }
         let path = String(request.uri.path.drop(while: { $0 == "/" }))
-        let root = server.configuration.exportRoot
+        let root = exporter.configuration.exportRoot
         let prefix = root.isEmpty ? "" : root + "/"
         guard path.hasPrefix(prefix) else { return Self.notFound() }
         let name = String(path.dropFirst(prefix.count))
         if name == "index.txt" {
-            let text = try await server.indexText()
+            let text = try await exporter.indexText()
             return Self.response(status: 200, headers: ["content-type": "text/plain"], body: Data(text.utf8))
         }
         guard name.hasSuffix(".zip"), !name.contains("/"),
-            let file = try await server.file(named: name)
+            let file = try await exporter.file(named: name)
         else { return Self.notFound() }
         return Self.response(status: 200, headers: ["content-type": "application/zip"], body: file.data)
     }
 
     func configurationRoute() async throws -> Response {
-        let json = try await server.exposureConfigurationJSON()
+        let json = try exporter.exposureConfigurationJSON()
         return Self.response(status: 200, headers: ["content-type": "application/json"], body: json)
     }
 
     func healthRoute() async throws -> Response {
-        _ = try await server.indexText()
+        _ = try await exporter.indexText()
         return Self.response(status: 200, headers: ["content-type": "text/plain"], body: Data("ok".utf8))
     }
 

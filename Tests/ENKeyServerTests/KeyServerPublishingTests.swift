@@ -150,12 +150,14 @@ struct KeyServerPublishingTests {
         }
         #expect(sorted(all) == sorted(keys))
 
-        // The next batch starts where this one ended, and its files continue the indexes.
+        // The next batch starts at its earliest key's arrival (never before this one's end), and its files
+        // continue the indexes.
         test.clock.advance(by: 7_200)
         try await test.server.postDiagnosisKeys([makeKey(20, start: today)])
+        test.clock.advance(by: 60)
         let next = try await test.server.publish()
         #expect(next.map(\.index) == [3])
-        #expect(next.map(\.name) == ["\(end)-\(end + 7_200)-00001.zip"])
+        #expect(next.map(\.name) == ["\(end + 7_200)-\(end + 7_260)-00001.zip"])
         #expect(try await test.server.files(startingAt: 2).map(\.index) == [2, 3])
         #expect(try await test.server.files(startingAt: 4).isEmpty)
     }
@@ -171,10 +173,11 @@ struct KeyServerPublishingTests {
             names += files.map(\.name)
         }
         #expect(names == (0..<3).map { "\(now + UInt64($0))-\(now + UInt64($0) + 1)-00001.zip" })
-        // Once the clock passes the last end, the next window runs up to it.
+        // Once the clock passes the last end, the next window runs from its key's arrival up to the clock.
         test.clock.advance(by: 60)
         try await test.server.postDiagnosisKeys([makeKey(4, start: today)])
-        #expect(try await test.server.publish().map(\.name) == ["\(now + 3)-\(now + 60)-00001.zip"])
+        test.clock.advance(by: 30)
+        #expect(try await test.server.publish().map(\.name) == ["\(now + 60)-\(now + 90)-00001.zip"])
     }
 
     @Test func everyDownloadIsTheSameBytes() async throws {
@@ -230,8 +233,8 @@ struct KeyServerPublishingTests {
         #expect(try await test.server.file(named: oldName) == nil)
         #expect(try await test.server.files(startingAt: 0) == newFiles)
         // index.txt lists the files of batches that started in the last 14 days (Google's rule): the new batch
-        // started where the old one ended, 14 days and 1 second ago, so it is served but no longer listed.
-        #expect(try await test.server.indexText() == "")
+        // started at its key's arrival, a day ago, so it is still listed, and the old one no longer.
+        #expect(try await test.server.indexText() == newFiles[0].name)
         #expect(try await test.server.deleteExpired() == 4)
         #expect(try await test.server.deleteExpired() == 0)
         #expect(try await test.server.store.read(.exportFiles(startingAt: 0)) == newFiles)

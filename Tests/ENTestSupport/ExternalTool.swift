@@ -50,6 +50,8 @@ public struct ExternalTool: Sendable {
     public static let unzip = ExternalTool("unzip")
     /// Python 3, for its standard library's readers (`zipfile`).
     public static let python3 = ExternalTool("python3")
+    /// PostgreSQL's client, for the tests' schemas.
+    public static let psql = ExternalTool("psql")
 
     /// Runs the program with `arguments`, feeding it `stdin`; throws ``NotInstalled`` when it is missing.
     public func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {

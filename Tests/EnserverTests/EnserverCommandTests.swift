@@ -11,15 +11,7 @@ import Testing
 @Suite("enserver: the command line")
 struct EnserverCommandTests {
     /// Runs `enserver ARGUMENTS` in process.
-    func run(_ arguments: [String]) async throws {
-        let command = try Enserver.parseAsRoot(arguments)
-        if var asyncCommand = command as? any AsyncParsableCommand {
-            try await asyncCommand.run()
-        } else {
-            var command = command
-            try command.run()
-        }
-    }
+    func run(_ arguments: [String]) async throws { try await runEnserver(arguments) }
 
     /// The options every run needs, with files in `directory`.
     func baseOptions(_ directory: TemporaryDirectory, signingKey: P256SigningKey) throws -> [String] {
@@ -93,7 +85,20 @@ struct EnserverCommandTests {
         let base = try baseOptions(directory, signingKey: try P256SigningKey())
         await expectFailure(["export"] + base + ["--export-period", "5x"], mentioning: "--export-period 5x")
         await expectFailure(["export"] + base + ["--export-period", "7h"], mentioning: "24")
-        await expectFailure(["export"] + base + ["--postgres", "postgres://localhost/keys"], mentioning: "PostgreSQL")
+        await expectFailure(
+            ["export"] + base + ["--postgres", "postgres://en@127.0.0.1/keys"], mentioning: "exclude each other")
+        var noDatabase = base
+        noDatabase.removeSubrange(
+            noDatabase.firstIndex(of: "--database")!...noDatabase.firstIndex(of: "--database")! + 1)
+        await expectFailure(["export"] + noDatabase, mentioning: "--database FILE or --postgres URL")
+        for (url, text) in [
+            ("mysql://en@127.0.0.1/keys", "PostgreSQL URL"), ("postgres://127.0.0.1/keys", "no user"),
+            ("postgres://en:secret@127.0.0.1/keys?sslmode=maybe", "sslmode"),
+            ("postgres://en@127.0.0.1/keys?colour=blue", "unknown PostgreSQL URL parameter colour"),
+            ("postgres://en@127.0.0.1/keys?pool_max=0", "pool_max"),
+        ] {
+            await expectFailure(["export"] + noDatabase + ["--postgres", url], mentioning: text)
+        }
         await expectFailure(["export"] + base + ["--verifier", "certificate"], mentioning: "--certificate-issuer")
         await expectFailure(
             ["export"] + base + ["--revision-token-key", "1=AAAA"], mentioning: "--revision-token-key")

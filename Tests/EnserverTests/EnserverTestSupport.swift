@@ -1,3 +1,4 @@
+import ArgumentParser
 import ENCore
 import ENCrypto
 import ENExportFormat
@@ -51,7 +52,7 @@ struct ServerUnderTest {
                 ],
                 revisionTokenKeys: try ENRevisionTokenKeys.generate()),
             clock: { clock.now })
-        http = KeyServerHTTP(server: server, publish: publish)
+        http = KeyServerHTTP(exporter: server.exporter, publish: publish)
     }
 }
 
@@ -122,5 +123,16 @@ extension ServerUnderTest {
     func live<Value: Sendable>(_ body: @escaping @Sendable (LoopbackClient) async throws -> Value) async throws -> Value
     {
         try await http.withRunningServer { port in try await body(LoopbackClient(port: port)) }
+    }
+}
+
+/// Runs `enserver ARGUMENTS` in process.
+func runEnserver(_ arguments: [String]) async throws {
+    let command = try Enserver.parseAsRoot(arguments)
+    if var asyncCommand = command as? any AsyncParsableCommand {
+        try await asyncCommand.run()
+    } else {
+        var command = command
+        try command.run()
     }
 }

@@ -1,0 +1,165 @@
+#if PostgreSQL
+    public import ENCore
+    public import ENKeyServer
+    public import Foundation
+    import Logging
+    import PostgresNIO
+
+    /// The publish API's storage primitives on PostgreSQL.
+    extension ENKeyServerPostgresStore: ENKeyServerStorage {
+        /// The stored keys with the given key data, one per key data, in the order of `keyData` (duplicates once).
+        public func storedKeys(withKeyData keyData: [Data]) async throws(ENError) -> [ENStoredDiagnosisKey] {
+            try await transaction { connection, logger in
+                var seen = Set<Data>()
+                var result: [ENStoredDiagnosisKey] = []
+                for data in keyData where seen.insert(data).inserted {
+                    let rows = try await connection.query(
+                        """
+                        SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
+                            days_since_onset, variant, received_at, revised_report_type, revised_days_since_onset,
+                            revised_at
+                        FROM key_server_keys WHERE key_data = \(data) ORDER BY id LIMIT 1
+                        """, logger: logger)
+                    for try await row in rows.decode(
+                        (Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?).self)
+                    {
+                        let key = try PostgresKeyRow(
+                            keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
+                            reportType: row.4, daysSinceOnset: row.5, variant: row.6
+                        ).key()
+                        var stored = ENStoredDiagnosisKey(key: key, exportableAt: row.7)
+                        if let revisedAt = row.10, let type = row.8 {
+                            stored.revision = ENKeyServerRevision(
+                                keyData: data,
+                                reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,
+                                daysSinceOnsetOfSymptoms: row.9.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,
+                                revisedAt: revisedAt)
+                        }
+                        result.append(stored)
+                    }
+                }
+                return result
+            }
+        }
+
+        /// Inserts and revises in one transaction; see ``ENKeyServer/ENKeyServerStorage/insertAndRevise(inserting:revising:)``.
+        /// Of two instances storing one key data at once, one inserts it and the other skips it; of two revising one
+        /// key at once, one succeeds and the other throws `ENError.Code.badParameter` with nothing written.
+        public func insertAndRevise(
+            inserting insertions: [ENKeyServerInsertion], revising revisions: [ENKeyServerRevision]
+        ) async throws(ENError) -> [Data] {
+            try await transaction { connection, logger in
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.exportLock))", logger: logger)
+                // In key-data order, and revisions too: two publishes inserting overlapping keys wait for each other
+                // in one order instead of deadlocking.
+                var inserted = Set<Data>()
+                for insertion in insertions.sorted(by: { $0.key.keyData.lexicographicallyPrecedes($1.key.keyData) }) {
+                    let row = PostgresKeyRow(insertion.key)
+                    let rows = try await connection.query(
+                        """
+                        INSERT INTO key_server_keys (key_data, rolling_start, rolling_period, transmission_risk_level,
+                            report_type, days_since_onset, variant, received_at)
+                        VALUES (\(row.keyData), \(row.rollingStart), \(row.rollingPeriod), \(row.transmissionRiskLevel),
+                            \(row.reportType), \(row.daysSinceOnset), \(row.variant), \(insertion.exportableAt))
+                        ON CONFLICT (key_data) DO NOTHING
+                        RETURNING id
+                        """, logger: logger)
+                    for try await _ in rows.decode(Int64.self) { inserted.insert(insertion.key.keyData) }
+                }
+                let ordered = revisions.enumerated().sorted {
+                    $0.element.keyData.lexicographicallyPrecedes($1.element.keyData)
+                }
+                for (index, revision) in ordered {
+                    let onset: Int64? =
+                        revision.daysSinceOnsetOfSymptoms == ENDaysSinceOnsetOfSymptomsUnknown
+                        ? nil : Int64(revision.daysSinceOnsetOfSymptoms)
+                    let rows = try await connection.query(
+                        """
+                        UPDATE key_server_keys SET revised_report_type = \(Int64(revision.reportType.rawValue)),
+                            revised_days_since_onset = \(onset), revised_at = \(revision.revisedAt),
+                            revised_batch_index = NULL
+                        WHERE id = (SELECT MIN(id) FROM key_server_keys WHERE key_data = \(revision.keyData))
+                            AND revised_at IS NULL
+                        RETURNING id
+                        """, logger: logger)
+                    var updated = 0
+                    for try await _ in rows.decode(Int64.self) { updated += 1 }
+                    guard updated == 1 else {
+                        throw ENError.badParameter(
+                            "the key to revise is not stored, or was revised meanwhile",
+                            context: .init(section: "revisions", index: index))
+                    }
+                }
+                var reported = Set<Data>()
+                return insertions.map(\.key.keyData).filter { inserted.contains($0) && reported.insert($0).inserted }
+            }
+        }
+    }
+
+    /// A key's columns as `key_server_keys` stores them.
+    struct PostgresKeyRow {
+        var keyData: Data
+        var rollingStart: Int64
+        var rollingPeriod: Int64
+        var transmissionRiskLevel: Int64
+        var reportType: Int64
+        var daysSinceOnset: Int64?
+        var variant: Int64
+
+        init(
+            keyData: Data, rollingStart: Int64, rollingPeriod: Int64, transmissionRiskLevel: Int64, reportType: Int64,
+            daysSinceOnset: Int64?, variant: Int64
+        ) {
+            self.keyData = keyData
+            self.rollingStart = rollingStart
+            self.rollingPeriod = rollingPeriod
+            self.transmissionRiskLevel = transmissionRiskLevel
+            self.reportType = reportType
+            self.daysSinceOnset = daysSinceOnset
+            self.variant = variant
+        }
+
+        init(_ key: ENTemporaryExposureKey) {
+            self.init(
+                keyData: key.keyData, rollingStart: Int64(key.rollingStartNumber),
+                rollingPeriod: Int64(key.rollingPeriod), transmissionRiskLevel: Int64(key.transmissionRiskLevel),
+                reportType: Int64(key.diagnosisReportType.rawValue),
+                daysSinceOnset: key.hasKnownDaysSinceOnsetOfSymptoms ? Int64(key.daysSinceOnsetOfSymptoms) : nil,
+                variant: Int64(key.variantOfConcern.rawValue))
+        }
+
+        /// The key; `ENError.Code.badFormat` naming the column when a stored value is out of its type's range.
+        func key() throws(ENError) -> ENTemporaryExposureKey {
+            func value<T: FixedWidthInteger>(_ raw: Int64, _ column: String) throws(ENError) -> T {
+                guard let value = T(exactly: raw) else {
+                    throw ENError(
+                        .badFormat, "key_server_keys.\(column) holds \(raw), out of range",
+                        context: .init(section: "key_server_keys", field: column))
+                }
+                return value
+            }
+            let reportRaw: UInt32 = try value(reportType, "report_type")
+            let variantRaw: UInt32 = try value(variant, "variant")
+            guard let report = ENDiagnosisReportType(rawValue: reportRaw) else {
+                throw ENError(
+                    .badFormat, "key_server_keys.report_type holds \(reportType), not a report type",
+                    context: .init(section: "key_server_keys", field: "report_type"))
+            }
+            guard let variantOfConcern = ENVariantOfConcernType(rawValue: variantRaw) else {
+                throw ENError(
+                    .badFormat, "key_server_keys.variant holds \(variant), not a variant",
+                    context: .init(section: "key_server_keys", field: "variant"))
+            }
+            let onset: Int =
+                if let daysSinceOnset { try value(daysSinceOnset, "days_since_onset") } else {
+                    ENDaysSinceOnsetOfSymptomsUnknown
+                }
+            return ENTemporaryExposureKey(
+                keyData: keyData, rollingStartNumber: try value(rollingStart, "rolling_start"),
+                rollingPeriod: try value(rollingPeriod, "rolling_period"),
+                transmissionRiskLevel: try value(transmissionRiskLevel, "transmission_risk_level"),
+                diagnosisReportType: report, daysSinceOnsetOfSymptoms: onset, variantOfConcern: variantOfConcern)
+        }
+    }
+#endif

@@ -1,0 +1,137 @@
+#if PostgreSQL
+    import ENCore
+    import Logging
+    import PostgresNIO
+
+    /// ``ENKeyServerPostgresStore``'s versioned schema: one migration per released version, recorded in
+    /// `key_server_schema_migrations`. Never edit a shipped migration; add a new one.
+    ///
+    /// The tables are those of the SQLite store (`key_server_keys`, `key_server_batches`, `key_server_files`), in
+    /// PostgreSQL's types: dates are `timestamptz` (microseconds), key data and files `bytea`, the batch windows
+    /// UTC seconds as `bigint`. A key is identified by its key data alone (unique), as Google's server does.
+    enum PostgresSchema {
+        /// The advisory lock that serialises migrations between instances starting at once.
+        static let migrationLock: Int64 = 0x454E_5301
+        /// The advisory lock of exports: creating, claiming and completing batches take it exclusively, as does
+        /// reading a batch's keys; inserting keys takes it shared.
+        static let exportLock: Int64 = 0x454E_5302
+
+        /// The migrations, oldest first: a version and its statements (one per query, as the extended protocol runs
+        /// them).
+        static let migrations: [(version: String, statements: [String])] = [
+            (
+                "key-server-pg-v1",
+                [
+                    """
+                    CREATE TABLE key_server_batches (
+                        batch_index BIGINT PRIMARY KEY,
+                        created_at TIMESTAMPTZ NOT NULL,
+                        start_timestamp BIGINT NOT NULL,
+                        end_timestamp BIGINT NOT NULL,
+                        first_file_index BIGINT NOT NULL DEFAULT 0,
+                        file_count BIGINT NOT NULL DEFAULT 0,
+                        status TEXT NOT NULL CHECK (status IN ('open', 'complete')),
+                        lease_owner TEXT,
+                        lease_expires TIMESTAMPTZ,
+                        keys_from TIMESTAMPTZ,
+                        keys_until TIMESTAMPTZ NOT NULL
+                    )
+                    """,
+                    "CREATE INDEX key_server_batches_open ON key_server_batches (status, batch_index)",
+                    """
+                    CREATE TABLE key_server_keys (
+                        id BIGSERIAL PRIMARY KEY,
+                        key_data BYTEA NOT NULL UNIQUE,
+                        rolling_start BIGINT NOT NULL,
+                        rolling_period BIGINT NOT NULL,
+                        transmission_risk_level BIGINT NOT NULL,
+                        report_type BIGINT NOT NULL,
+                        days_since_onset BIGINT,
+                        variant BIGINT NOT NULL,
+                        received_at TIMESTAMPTZ NOT NULL,
+                        batch_index BIGINT REFERENCES key_server_batches (batch_index),
+                        revised_report_type BIGINT,
+                        revised_days_since_onset BIGINT,
+                        revised_at TIMESTAMPTZ,
+                        revised_batch_index BIGINT REFERENCES key_server_batches (batch_index),
+                        is_padding BOOLEAN NOT NULL DEFAULT FALSE
+                    )
+                    """,
+                    "CREATE INDEX key_server_keys_awaiting ON key_server_keys (received_at, id) WHERE batch_index IS NULL",
+                    "CREATE INDEX key_server_keys_by_batch ON key_server_keys (batch_index, id)",
+                    """
+                    CREATE INDEX key_server_keys_revisions_awaiting ON key_server_keys (revised_at, id)
+                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL
+                    """,
+                    "CREATE INDEX key_server_keys_by_arrival ON key_server_keys (received_at)",
+                    """
+                    CREATE TABLE key_server_files (
+                        file_index BIGINT PRIMARY KEY,
+                        name TEXT NOT NULL UNIQUE,
+                        batch_index BIGINT NOT NULL REFERENCES key_server_batches (batch_index),
+                        start_timestamp BIGINT NOT NULL,
+                        end_timestamp BIGINT NOT NULL,
+                        created_at TIMESTAMPTZ NOT NULL,
+                        data BYTEA NOT NULL
+                    )
+                    """,
+                    "CREATE INDEX key_server_files_by_start ON key_server_files (start_timestamp)",
+                    "CREATE INDEX key_server_files_by_end ON key_server_files (end_timestamp)",
+                ]
+            )
+        ]
+
+        /// Applies the migrations the database lacks, under the migration lock, in the caller's transaction.
+        static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS key_server_schema_migrations (
+                    version TEXT PRIMARY KEY,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """, logger: logger)
+            let applied = try await appliedVersions(connection, logger: logger)
+            let known = migrations.map(\.version)
+            if let unknown = applied.first(where: { !known.contains($0) }) {
+                throw ENError(
+                    .badFormat,
+                    "the database has key-server schema \(unknown), which this build does not know (it knows "
+                        + "\(known.joined(separator: ", "))): it was written by a newer version")
+            }
+            if applied.isEmpty {
+                let rows = try await connection.query(
+                    "SELECT to_regclass('key_server_keys') IS NOT NULL OR to_regclass('key_server_batches') IS NOT NULL",
+                    logger: logger)
+                for try await foreign in rows.decode(Bool.self) where foreign {
+                    throw ENError(
+                        .badFormat,
+                        "the database has key-server tables but no migration records: it is not an "
+                            + "ENKeyServerPostgresStore database")
+                }
+            }
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO key_server_schema_migrations (version) VALUES (\(migration.version))", logger: logger)
+                logger.info("applied key-server schema migration", metadata: ["version": "\(migration.version)"])
+            }
+        }
+
+        /// The versions recorded, in the order they were applied.
+        static func appliedVersions(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+            let exists = try await connection.query(
+                "SELECT to_regclass('key_server_schema_migrations') IS NOT NULL", logger: logger)
+            var found = false
+            for try await value in exists.decode(Bool.self) { found = value }
+            guard found else { return [] }
+            var versions: [String] = []
+            let rows = try await connection.query(
+                "SELECT version FROM key_server_schema_migrations ORDER BY applied_at, version", logger: logger)
+            for try await version in rows.decode(String.self) { versions.append(version) }
+            return versions
+        }
+    }
+#endif
