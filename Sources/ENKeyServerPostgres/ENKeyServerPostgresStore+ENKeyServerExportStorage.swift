@@ -103,7 +103,7 @@
 
         /// The keys a claimed batch exports: the new keys not yet exported that arrived in its window (in arrival
         /// order) and the revisions not yet exported made in it (in revision order). Read under the export lock,
-        /// taken exclusively, so that every key with a row number up to ``ENKeyServer/ENKeyServerExportContents/lastKeyRow``
+        /// taken exclusively, so that every key with a row number up to `ENKeyServerExportContents/lastKeyRow`
         /// is committed and seen.
         public func exportBatchContents(
             _ lease: ENKeyServerExportLease

@@ -42,7 +42,7 @@
             }
         }
 
-        /// Inserts and revises in one transaction; see ``ENKeyServer/ENKeyServerStorage/insertAndRevise(inserting:revising:)``.
+        /// Inserts and revises in one transaction; see `ENKeyServerStorage/insertAndRevise(inserting:revising:)`.
         /// Of two instances storing one key data at once, one inserts it and the other skips it; of two revising one
         /// key at once, one succeeds and the other throws `ENError.Code.badParameter` with nothing written.
         public func insertAndRevise(

@@ -7,8 +7,8 @@
     /// A key server's storage on PostgreSQL, through postgres-nio: what a national deployment runs several
     /// `enserver` instances on.
     ///
-    /// It implements the same primitives as the embedded SQLite store (``ENKeyServer/ENKeyServerStore``), so that
-    /// ``ENKeyServer/ENPublishHandler`` and ``ENKeyServer/ENKeyServerExporter`` run on either unchanged. Every
+    /// It implements the same primitives as the embedded SQLite store (`ENKeyServerStore`), so that
+    /// `ENPublishHandler` and `ENKeyServerExporter` run on either unchanged. Every
     /// primitive is one transaction. Instances coordinate through the database alone:
     ///
     /// - A key is stored once: `key_data` is unique, and an insert that meets a stored key does nothing
