@@ -148,7 +148,12 @@ let package = Package(
         .executableTarget(name: "ENStoreCrashHelper", dependencies: ["ENCore", "ENStore"]),
         // Test support: exports key-server batches in a loop until killed (ENKeyServerTests' crash test).
         .executableTarget(
-            name: "ENKeyServerCrashHelper", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer"]),
+            name: "ENKeyServerCrashHelper",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]),
         // Fuzzing: the targets and their rules (a library the regression tests replay through), and the driver
         // that Scripts/fuzz.sh builds as a libFuzzer binary (or that replays inputs when built normally).
         .target(

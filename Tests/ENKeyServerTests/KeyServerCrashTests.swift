@@ -1,10 +1,15 @@
 import ENCore
+import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import ENStore
 import ENTestSupport
 import Foundation
 import Testing
+
+#if PostgreSQL
+    import ENKeyServerPostgres
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -93,6 +98,111 @@ struct KeyServerCrashTests {
         let keys = try files.flatMap { try contents(of: $0).keys }
         #expect(Set(keys.map(\.keyData)).count == keys.count)
     }
+
+    #if PostgreSQL
+        /// The same on PostgreSQL, where the helper also says which rounds of keys it stored (committed, as a
+        /// publish answered 200): it is killed with SIGKILL at a random moment 10 times; after each kill `index.txt`
+        /// lists only whole files with the database's bytes and no key is in two files; at the end an exporter on the
+        /// same database redoes what the killed ones held, and every acknowledged key is in exactly one file.
+        @Test(.enabled(if: PostgresTestDatabase.isEnabled))
+        func killingAnInstanceOnPostgreSQLLosesNoAcknowledgedKeyNorExportsAKeyTwice() async throws {
+            let helper = try Self.helperURL()
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let exports = directory.url.appendingPathComponent("exports")
+            try await PostgresTestDatabase.withSchema { url in
+                var generator = SeededRandomNumberGenerator.forTest()
+                var start = Double(dayStart)
+                var acknowledged = Set<UInt64>()
+                for _ in 0..<10 {
+                    let process = Process()
+                    process.executableURL = helper
+                    process.arguments = ["--postgres", url, exports.path, String(Int(start))]
+                    let output = Pipe()
+                    process.standardOutput = output
+                    try process.run()
+                    usleep(UInt32.random(in: 1_500_000...4_000_000, using: &generator))
+                    #expect(process.isRunning, "the helper exited: \(process.terminationStatus)")
+                    kill(process.processIdentifier, SIGKILL)
+                    process.waitUntilExit()
+                    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    for line in text.split(separator: "\n") where line.hasPrefix("stored ") {
+                        if let round = UInt64(line.dropFirst(7)) { acknowledged.insert(round) }
+                    }
+                    try await Self.checkConsistency(url: url, exports: exports)
+                    start += 200 * 3_600
+                }
+                #expect(!acknowledged.isEmpty)
+
+                let clock = TestClock(Date(timeIntervalSince1970: start + 10 * 3_600))
+                try await KeyServerPostgresTests.withStore(url) { store in
+                    var configuration = ENKeyServerConfiguration(
+                        region: "310",
+                        signers: [ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v1")])
+                    configuration.exportPeriod = 3_600
+                    configuration.minimumWindowAge = 0
+                    configuration.exportDirectory = exports
+                    _ = try await ENKeyServerExporter(
+                        storage: store, configuration: configuration, clock: { clock.now }
+                    )
+                    .publish()
+                    let keys = try await Self.exportedKeys(store)
+                    #expect(Set(keys.map(\.keyData)).count == keys.count)
+                    let exported = Set(keys.map(\.keyData))
+                    for round in acknowledged {
+                        for n in [UInt64(0), 149, 299] {
+                            var keyData = Data()
+                            withUnsafeBytes(of: round.littleEndian) { keyData.append(contentsOf: $0) }
+                            withUnsafeBytes(of: n.littleEndian) { keyData.append(contentsOf: $0) }
+                            #expect(
+                                exported.contains(keyData), "round \(round) key \(n) was acknowledged, not exported")
+                        }
+                    }
+                    let rounds = Set(keys.map { $0.keyData.prefix(8) })
+                    #expect(keys.count >= acknowledged.count * 300)
+                    #expect(rounds.count >= acknowledged.count)
+                }
+                try await Self.checkConsistency(url: url, exports: exports)
+            }
+        }
+
+        /// Every key of every published file, in file order.
+        static func exportedKeys(_ store: ENKeyServerPostgresStore) async throws -> [ENTemporaryExposureKey] {
+            var keys: [ENTemporaryExposureKey] = []
+            for name in try await store.exportFileNames(startingAfter: .distantPast) {
+                let file = try #require(try await store.exportFile(named: name))
+                keys += try contents(of: file).keys
+            }
+            return keys
+        }
+
+        static func checkConsistency(url: String, exports: URL) async throws {
+            try await KeyServerPostgresTests.withStore(url) { store in
+                if let index = try? String(contentsOf: exports.appendingPathComponent("index.txt"), encoding: .utf8),
+                    !index.isEmpty
+                {
+                    for name in index.split(separator: "\n").map(String.init) {
+                        let onDisk = try Data(contentsOf: exports.appendingPathComponent(name))
+                        let stored = try #require(try await store.exportFile(named: name))
+                        #expect(onDisk == stored.data, "\(name)")
+                        _ = try ENExportArchive(data: onDisk).keyExport()
+                    }
+                }
+                var files: [ENKeyServerFile] = []
+                for name in try await store.exportFileNames(startingAfter: .distantPast) {
+                    files.append(try #require(try await store.exportFile(named: name)))
+                }
+                for batch in Set(files.map(\.batchIndex)) {
+                    let names = files.filter { $0.batchIndex == batch }.map(\.name).sorted()
+                    #expect(
+                        names.map { String($0.suffix(9).prefix(5)) }
+                            == (1...names.count).map { String(format: "%05d", $0) })
+                }
+                let keys = try files.flatMap { try contents(of: $0).keys }
+                #expect(Set(keys.map(\.keyData)).count == keys.count)
+            }
+        }
+    #endif
 
     /// The helper binary, built beside the test bundle.
     static func helperURL() throws -> URL {
