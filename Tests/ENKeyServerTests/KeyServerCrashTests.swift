@@ -134,35 +134,86 @@ struct KeyServerCrashTests {
                 }
                 #expect(!acknowledged.isEmpty)
 
-                let clock = TestClock(Date(timeIntervalSince1970: start + 10 * 3_600))
-                try await KeyServerPostgresTests.withStore(url) { store in
-                    var configuration = ENKeyServerConfiguration(
-                        region: "310",
-                        signers: [ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v1")])
-                    configuration.exportPeriod = 3_600
-                    configuration.minimumWindowAge = 0
-                    configuration.exportDirectory = exports
-                    _ = try await ENKeyServerExporter(
-                        storage: store, configuration: configuration, clock: { clock.now }
-                    )
-                    .publish()
-                    let keys = try await Self.exportedKeys(store)
-                    #expect(Set(keys.map(\.keyData)).count == keys.count)
-                    let exported = Set(keys.map(\.keyData))
-                    for round in acknowledged {
-                        for n in [UInt64(0), 149, 299] {
-                            var keyData = Data()
-                            withUnsafeBytes(of: round.littleEndian) { keyData.append(contentsOf: $0) }
-                            withUnsafeBytes(of: n.littleEndian) { keyData.append(contentsOf: $0) }
-                            #expect(
-                                exported.contains(keyData), "round \(round) key \(n) was acknowledged, not exported")
-                        }
-                    }
-                    let rounds = Set(keys.map { $0.keyData.prefix(8) })
-                    #expect(keys.count >= acknowledged.count * 300)
-                    #expect(rounds.count >= acknowledged.count)
-                }
+                try await Self.exportEverythingAndCheck(
+                    url: url, exports: exports, acknowledged: acknowledged, at: start + 10 * 3_600)
                 try await Self.checkConsistency(url: url, exports: exports)
+            }
+        }
+
+        /// PostgreSQL itself stopped the hard way (`pg_ctl stop -m immediate`: no checkpoint, as a crash) three times
+        /// while an instance publishes and exports: after each restart (crash recovery) `index.txt` lists only whole
+        /// files, no key is in two files, and at the end every key the instance had acknowledged is exported once.
+        @Test(.enabled(if: PrivatePostgres.isAvailable))
+        func stoppingPostgreSQLHardLosesNoAcknowledgedKeyNorExportsAKeyTwice() async throws {
+            let helper = try Self.helperURL()
+            let server = try PrivatePostgres()
+            defer { server.destroy() }
+            try server.start()
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let exports = directory.url.appendingPathComponent("exports")
+            var generator = SeededRandomNumberGenerator.forTest()
+            var start = Double(dayStart)
+            var acknowledged = Set<UInt64>()
+            for _ in 0..<3 {
+                let process = Process()
+                process.executableURL = helper
+                process.arguments = ["--postgres", server.url, exports.path, String(Int(start))]
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                usleep(UInt32.random(in: 2_000_000...4_000_000, using: &generator))
+                try server.stop(immediately: true)
+                usleep(500_000)
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                for line in text.split(separator: "\n") where line.hasPrefix("stored ") {
+                    if let round = UInt64(line.dropFirst(7)) { acknowledged.insert(round) }
+                }
+                try server.start()
+                try await Self.checkConsistency(url: server.url, exports: exports)
+                start += 200 * 3_600
+            }
+            #expect(!acknowledged.isEmpty)
+            try await Self.exportEverythingAndCheck(
+                url: server.url, exports: exports, acknowledged: acknowledged, at: start + 10 * 3_600)
+            try await Self.checkConsistency(url: server.url, exports: exports)
+        }
+
+        /// Runs an exporter at `time` (UTC seconds), which redoes the batches killed exporters held, then checks that
+        /// no key is in two files and every key of the `acknowledged` rounds is in one.
+        static func exportEverythingAndCheck(
+            url: String, exports: URL, acknowledged: Set<UInt64>, at time: TimeInterval
+        ) async throws {
+            let clock = TestClock(Date(timeIntervalSince1970: time))
+            try await KeyServerPostgresTests.withStore(url) { store in
+                var configuration = ENKeyServerConfiguration(
+                    region: "310",
+                    signers: [ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v1")])
+                configuration.exportPeriod = 3_600
+                configuration.minimumWindowAge = 0
+                configuration.exportDirectory = exports
+                _ = try await ENKeyServerExporter(
+                    storage: store, configuration: configuration, clock: { clock.now }
+                )
+                .publish()
+                let keys = try await Self.exportedKeys(store)
+                #expect(Set(keys.map(\.keyData)).count == keys.count)
+                let exported = Set(keys.map(\.keyData))
+                for round in acknowledged {
+                    for n in [UInt64(0), 149, 299] {
+                        var keyData = Data()
+                        withUnsafeBytes(of: round.littleEndian) { keyData.append(contentsOf: $0) }
+                        withUnsafeBytes(of: n.littleEndian) { keyData.append(contentsOf: $0) }
+                        #expect(
+                            exported.contains(keyData), "round \(round) key \(n) was acknowledged, not exported")
+                    }
+                }
+                let rounds = Set(keys.map { $0.keyData.prefix(8) })
+                #expect(keys.count >= acknowledged.count * 300)
+                #expect(rounds.count >= acknowledged.count)
             }
         }
 
