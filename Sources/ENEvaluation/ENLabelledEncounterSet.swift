@@ -209,11 +209,10 @@ public struct ENLabelledEncounterSet: Hashable, Sendable {
     static func sightings(_ node: JSONNode) throws(ENError) -> [ENObservedWindow] {
         let txPower = try node.required("txPower").integer(in: -127...127)
         let correction = try node.optional("rssiCorrection")?.integer(in: -127...127) ?? 0
-        let formatter = ISO8601DateFormatter()
         var scans: [(date: Date, rssi: [Int])] = []
         for scan in try node.required("scans").array() {
             let time = try scan.required("t")
-            guard let date = formatter.date(from: try time.string()) else {
+            guard let date = RFC3339.date(from: try time.string()) else {
                 throw time.failure("must be an ISO 8601 date-time")
             }
             var values: [Int] = []

@@ -86,7 +86,7 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         var moment = Date()
         if let now {
-            guard let date = ISO8601DateFormatter().date(from: now) else {
+            guard let date = RFC3339.date(from: now) else {
                 throw EnserverFailure("--now \(now): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
             }
             moment = date

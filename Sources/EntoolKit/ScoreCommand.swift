@@ -192,12 +192,7 @@ package enum ScoreInput {
 
     /// Parses an ISO 8601 date and time (with or without fractional seconds), or a bare date as UTC midnight.
     static func parseTimestamp(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        return parseDay(text)
+        RFC3339.date(from: text) ?? parseDay(text)
     }
 }
 
