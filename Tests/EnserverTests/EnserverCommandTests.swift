@@ -91,14 +91,21 @@ struct EnserverCommandTests {
         noDatabase.removeSubrange(
             noDatabase.firstIndex(of: "--database")!...noDatabase.firstIndex(of: "--database")! + 1)
         await expectFailure(["export"] + noDatabase, mentioning: "--database FILE or --postgres URL")
-        for (url, text) in [
-            ("mysql://en@127.0.0.1/keys", "PostgreSQL URL"), ("postgres://127.0.0.1/keys", "no user"),
-            ("postgres://en:secret@127.0.0.1/keys?sslmode=maybe", "sslmode"),
-            ("postgres://en@127.0.0.1/keys?colour=blue", "unknown PostgreSQL URL parameter colour"),
-            ("postgres://en@127.0.0.1/keys?pool_max=0", "pool_max"),
-        ] {
-            await expectFailure(["export"] + noDatabase + ["--postgres", url], mentioning: text)
-        }
+        #if PostgreSQL
+            for (url, text) in [
+                ("mysql://en@127.0.0.1/keys", "PostgreSQL URL"), ("postgres://127.0.0.1/keys", "no user"),
+                ("postgres://en:secret@127.0.0.1/keys?sslmode=maybe", "sslmode"),
+                ("postgres://en@127.0.0.1/keys?colour=blue", "unknown PostgreSQL URL parameter colour"),
+                ("postgres://en@127.0.0.1/keys?pool_max=0", "pool_max"),
+            ] {
+                await expectFailure(["export"] + noDatabase + ["--postgres", url], mentioning: text)
+            }
+        #else
+            // A build without the PostgreSQL trait refuses --postgres, naming the trait.
+            await expectFailure(
+                ["export"] + noDatabase + ["--postgres", "postgres://en@127.0.0.1/keys"],
+                mentioning: "without the PostgreSQL trait")
+        #endif
         await expectFailure(["export"] + base + ["--verifier", "certificate"], mentioning: "--certificate-issuer")
         await expectFailure(
             ["export"] + base + ["--revision-token-key", "1=AAAA"], mentioning: "--revision-token-key")
