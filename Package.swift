@@ -178,8 +178,9 @@ let package = Package(
         .testTarget(
             name: "EnserverTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres", "ENStore", "EnserverKit",
-                "ENTestSupport", .product(name: "Logging", package: "swift-log"),
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres", "ENSimulator", "ENStore",
+                "EnserverKit", "ENTestSupport", "ExposureNotificationKit",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),

@@ -33,12 +33,18 @@ public struct ENSimulation: Sendable {
     /// How many devices run their daily detection at the same time (each device's detection is independent of
     /// the others', so the report is the same for every value).
     public let concurrentDetections: Int
+    /// The key server the devices use.
+    public let keyServer: KeyServer
 
     /// Creates a simulation of `scenario`; `concurrentDetections` defaults to the number of active cores.
     ///
-    /// - Throws: `badParameter` when the scenario is inconsistent (see ``ENScenario/validate()``) or
-    ///   `concurrentDetections` is below 1.
-    public init(scenario: ENScenario, storage: Storage = .inMemory, concurrentDetections: Int? = nil) throws(ENError) {
+    /// - Throws: `badParameter` when the scenario is inconsistent (see ``ENScenario/validate()``),
+    ///   `concurrentDetections` is below 1, or a remote key server is combined with directory storage (the
+    ///   server's state would not resume with the devices').
+    public init(
+        scenario: ENScenario, storage: Storage = .inMemory, keyServer: KeyServer = .inProcess,
+        concurrentDetections: Int? = nil
+    ) throws(ENError) {
         try scenario.validate()
         let concurrency = concurrentDetections ?? ProcessInfo.processInfo.activeProcessorCount
         guard concurrency >= 1 else {
@@ -46,8 +52,14 @@ public struct ENSimulation: Sendable {
                 .badParameter, "concurrentDetections must be at least 1, got \(concurrency)",
                 context: .init(field: "concurrentDetections"))
         }
+        if case .remote = keyServer, case .directory = storage {
+            throw ENError(
+                .badParameter, "a remote key server runs with in-memory storage only",
+                context: .init(field: "keyServer"))
+        }
         self.scenario = scenario
         self.storage = storage
+        self.keyServer = keyServer
         self.concurrentDetections = concurrency
     }
 
@@ -59,7 +71,7 @@ public struct ENSimulation: Sendable {
         onEvent: @escaping @Sendable (ENSimulationEvent) -> Void = { _ in }
     ) async throws(ENError) -> ENSimulationReport {
         let runner = try SimulationRunner(
-            scenario: scenario, storage: storage, concurrentDetections: concurrentDetections)
+            scenario: scenario, storage: storage, keyServer: keyServer, concurrentDetections: concurrentDetections)
         return try await runner.run(onEvent: onEvent)
     }
 }

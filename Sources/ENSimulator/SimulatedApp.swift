@@ -82,8 +82,8 @@ final class SimulatedApp: Sendable {
 struct SimulatedDetection: Sendable {
     /// The device's outcome after the run.
     var report: ENSimulationReport.Device
-    /// The next key-file index after the run.
-    var nextFileIndex: Int
+    /// Where the device is in the key server's files after the run.
+    var cursor: SimulationFileCursor
     /// How many files the run downloaded.
     var files: Int
 }

@@ -14,8 +14,9 @@ extension SimulationRunner {
 
     /// Runs one day's script in time order: encounters, positive results, then publication and detection.
     func runDay(
-        _ day: Int, devices: [SimulatedDevice], server: ENKeyServer, checkpoint: inout SimulationCheckpoint,
-        resumed: Bool = false, onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
+        _ day: Int, devices: [SimulatedDevice], server: any SimulationKeyServer,
+        checkpoint: inout SimulationCheckpoint, resumed: Bool = false,
+        onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
     ) async throws(ENError) {
         let started = ContinuousClock.now
         let midnight = dayStart(day)
@@ -51,8 +52,8 @@ extension SimulationRunner {
                         heardByFirst: heard.first, heardBySecond: heard.second))
             case .diagnosis(let diagnosis):
                 let device = byName[diagnosis.device]!
-                let keys = try await sharedKeys(of: device, diagnosis: diagnosis)
-                let result = try await server.postDiagnosisKeys(keys)
+                let (keys, onsetDay) = try await sharedKeys(of: device, diagnosis: diagnosis)
+                let result = try await server.post(keys, symptomOnsetDay: onsetDay)
                 checkpoint.report.devices[position[diagnosis.device]!].keysShared += keys.count
                 checkpoint.report.keysAccepted += result.accepted
                 checkpoint.report.duplicateKeys += result.duplicates
@@ -64,14 +65,14 @@ extension SimulationRunner {
                 let publishStart = ContinuousClock.now
                 let published = try await server.publish()
                 checkpoint.report.filesPublished += published.count
-                onEvent(.published(files: published.map(\.name), elapsed: ContinuousClock.now - publishStart))
+                onEvent(.published(files: published, elapsed: ContinuousClock.now - publishStart))
                 // Each phone launches its app for the periodic run; the app's activity handler downloads the
                 // files published since its last index and detects. Phones are independent: several run at once.
                 let runs = try await periodicRuns(
                     of: devices, day: day, server: server, checkpoint: checkpoint, onEvent: onEvent)
                 for (device, run) in zip(devices, runs) {
                     checkpoint.report.devices[position[device.script.name]!] = run.report
-                    checkpoint.nextFileIndex[device.script.name] = run.nextFileIndex
+                    checkpoint.setCursor(run.cursor, of: device.script.name)
                 }
             }
         }
@@ -85,7 +86,7 @@ extension SimulationRunner {
     /// run at once; `.detected` events are delivered in device order. On failure, the error of the first failing
     /// device (in device order) is thrown once the runs under way have finished.
     private func periodicRuns(
-        of devices: [SimulatedDevice], day: Int, server: ENKeyServer, checkpoint: SimulationCheckpoint,
+        of devices: [SimulatedDevice], day: Int, server: any SimulationKeyServer, checkpoint: SimulationCheckpoint,
         onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
     ) async throws(ENError) -> [SimulatedDetection] {
         typealias Outcome = (index: Int, result: Result<SimulatedDetection, ENError>, elapsed: Duration)
@@ -93,12 +94,12 @@ extension SimulationRunner {
         let task = { (index: Int) -> @Sendable () async -> Outcome in
             let device = devices[index]
             let report = checkpoint.report.devices[position[device.script.name]!]
-            let next = checkpoint.nextFileIndex[device.script.name] ?? 0
+            let cursor = checkpoint.cursor(device.script.name)
             return {
                 let start = ContinuousClock.now
                 do throws(ENError) {
                     let run = try await self.periodicRun(
-                        of: device, day: day, server: server, report: report, nextFileIndex: next)
+                        of: device, day: day, server: server, report: report, cursor: cursor)
                     return (index, .success(run), ContinuousClock.now - start)
                 } catch {
                     return (index, .failure(error), ContinuousClock.now - start)
@@ -143,18 +144,17 @@ extension SimulationRunner {
     }
 
     /// Launches `device`'s app with `.periodicRun` through its launcher and returns what its handler did: download
-    /// the files from `nextFileIndex` on, detect, and update `report`.
+    /// the files published after `cursor`, detect, and update `report`.
     private func periodicRun(
-        of device: SimulatedDevice, day: Int, server: ENKeyServer, report: ENSimulationReport.Device,
-        nextFileIndex: Int
+        of device: SimulatedDevice, day: Int, server: any SimulationKeyServer, report: ENSimulationReport.Device,
+        cursor: SimulationFileCursor
     ) async throws(ENError) -> SimulatedDetection {
         try await device.app.launch(by: device.launcher, queue: device.manager.dispatchQueue) {
             () async throws(ENError) -> SimulatedDetection in
-            let files = try await server.files(startingAt: nextFileIndex)
+            let (urls, next) = try await server.files(after: cursor, for: device.script.name)
             var report = report
-            try await self.detect(device, files: files, day: day, report: &report)
-            return SimulatedDetection(
-                report: report, nextFileIndex: files.last.map { $0.index + 1 } ?? nextFileIndex, files: files.count)
+            try await self.detect(device, files: urls, day: day, report: &report)
+            return SimulatedDetection(report: report, cursor: next, files: urls.count)
         }
     }
 
@@ -177,7 +177,7 @@ extension SimulationRunner {
     /// transmission risk level 4 and the days since symptom onset of each key's day.
     private func sharedKeys(
         of device: SimulatedDevice, diagnosis: ENScenario.Diagnosis
-    ) async throws(ENError) -> [ENTemporaryExposureKey] {
+    ) async throws(ENError) -> (keys: [ENTemporaryExposureKey], symptomOnsetDay: UInt32) {
         let keys: [ENTemporaryExposureKey]
         switch diagnosis.sharing {
         case .direct:
@@ -195,26 +195,24 @@ extension SimulationRunner {
         let onsetDay =
             (dayStart(diagnosis.day).enIntervalNumber / ENIntervalNumberPerDay)
             - UInt32(diagnosis.symptomOnsetDaysBeforeResult)
-        return keys.map { key in
+        let stamped = keys.map { key in
             var key = key
             key.diagnosisReportType = .confirmedTest
             key.transmissionRiskLevel = 4
             key.daysSinceOnsetOfSymptoms = Int(key.rollingStartNumber / ENIntervalNumberPerDay) - Int(onsetDay)
             return key
         }
+        return (stamped, onsetDay)
     }
 
-    /// Downloads `files` (see ``SimulationRunner/download(_:)``), detects, reads the windows or exposures, and
-    /// updates the device's outcome.
+    /// Detects on the downloaded `files`, reads the windows or exposures, and updates the device's outcome.
     private func detect(
-        _ device: SimulatedDevice, files: [ENKeyServerFile], day: Int, report: inout ENSimulationReport.Device
+        _ device: SimulatedDevice, files urls: [URL], day: Int, report: inout ENSimulationReport.Device
     ) async throws(ENError) {
-        var urls: [URL] = []
-        for file in files { urls.append(try download(file)) }
         let configuration = scenario.configuration
         let summary = try await device.manager.detectExposures(configuration: configuration, diagnosisKeyURLs: urls)
         report.detections += 1
-        report.filesProcessed += files.count
+        report.filesProcessed += urls.count
         let notified: Bool
         if device.script.apiVersion == 1 {
             let infos = try await device.manager.getExposureInfo(

@@ -10,6 +10,19 @@ internal import Foundation
 struct SimulationCheckpoint: Codable {
     var report: ENSimulationReport
     var nextFileIndex: [String: Int]
+    /// The last `index.txt` entry each device processed (a remote key server).
+    var lastEntry: [String: String]?
+
+    /// Where `device` is in the key server's files.
+    func cursor(_ device: String) -> SimulationFileCursor {
+        SimulationFileCursor(nextIndex: nextFileIndex[device] ?? 0, lastEntry: lastEntry?[device])
+    }
+
+    /// Records where `device` is in the key server's files.
+    mutating func setCursor(_ cursor: SimulationFileCursor, of device: String) {
+        nextFileIndex[device] = cursor.nextIndex
+        if let entry = cursor.lastEntry { lastEntry = (lastEntry ?? [:]).merging([device: entry]) { $1 } }
+    }
 }
 
 /// One simulated phone for one stretch of the run: its `ENManager`, radio, background launcher and app.
@@ -25,6 +38,8 @@ struct SimulatedDevice: Sendable {
 final class SimulationRunner: Sendable {
     let scenario: ENScenario
     let storage: ENSimulation.Storage
+    let keyServer: ENSimulation.KeyServer
+    let region: String
     let clock: ENVirtualClock
     let scheduler: ENVirtualScheduler
     let ether: ENEther
@@ -39,9 +54,13 @@ final class SimulationRunner: Sendable {
 
     static let region = "310"
 
-    init(scenario: ENScenario, storage: ENSimulation.Storage, concurrentDetections: Int) throws(ENError) {
+    init(
+        scenario: ENScenario, storage: ENSimulation.Storage, keyServer: ENSimulation.KeyServer,
+        concurrentDetections: Int
+    ) throws(ENError) {
         self.scenario = scenario
         self.storage = storage
+        self.keyServer = keyServer
         self.concurrentDetections = max(1, concurrentDetections)
         clock = ENVirtualClock(scenario.start)
         scheduler = ENVirtualScheduler(clock: clock)
@@ -56,8 +75,15 @@ final class SimulationRunner: Sendable {
             signingKey = try Self.signingKey(in: url)
             scratch = url.appendingPathComponent("downloads")
         }
-        trustedKey = ENExportVerificationKey(
-            keyID: Self.region, keyVersion: "v1", publicKey: try signingKey.publicKey)
+        switch keyServer {
+        case .inProcess:
+            region = Self.region
+            trustedKey = ENExportVerificationKey(
+                keyID: Self.region, keyVersion: "v1", publicKey: try signingKey.publicKey)
+        case .remote(let remote):
+            region = remote.region
+            trustedKey = remote.verificationKey
+        }
     }
 
     static func createDirectory(_ url: URL) throws(ENError) {
@@ -97,9 +123,18 @@ final class SimulationRunner: Sendable {
             nextFileIndex: Dictionary(uniqueKeysWithValues: scenario.devices.map { ($0.name, 0) }))
         switch storage {
         case .inMemory:
-            let server = try ENKeyServer(
-                store: ENKeyServerStore(clock: clock.nowFunction), configuration: serverConfiguration,
-                clock: clock.nowFunction)
+            let server: any SimulationKeyServer
+            switch keyServer {
+            case .inProcess:
+                server = InProcessKeyServer(
+                    server: try ENKeyServer(
+                        store: ENKeyServerStore(clock: clock.nowFunction), configuration: serverConfiguration,
+                        clock: clock.nowFunction),
+                    runner: self)
+            case .remote(let remote):
+                server = RemoteKeyServerClient(
+                    remote, clock: clock, downloads: scratch.appendingPathComponent("remote"))
+            }
             let devices = try await openDevices(location: { _ in .inMemory })
             for day in 0..<scenario.days {
                 try await runDay(day, devices: devices, server: server, checkpoint: &checkpoint, onEvent: onEvent)
@@ -171,11 +206,13 @@ final class SimulationRunner: Sendable {
         }
         var checkpoint = checkpoint
         do {
-            let server = try ENKeyServer(
-                store: ENKeyServerStore(
-                    path: work.appendingPathComponent("keyserver.sqlite").path,
-                    clock: clock.nowFunction),
-                configuration: serverConfiguration, clock: clock.nowFunction)
+            let server = InProcessKeyServer(
+                server: try ENKeyServer(
+                    store: ENKeyServerStore(
+                        path: work.appendingPathComponent("keyserver.sqlite").path,
+                        clock: clock.nowFunction),
+                    configuration: serverConfiguration, clock: clock.nowFunction),
+                runner: self)
             let devices = try await openDevices(location: { name in
                 .directory(work.appendingPathComponent("devices").appendingPathComponent(name))
             })
@@ -236,7 +273,7 @@ final class SimulationRunner: Sendable {
             let launcher = ENManualScheduler()
             let environment = ENEnvironment(
                 consent: ENFixedConsent(true), radio: radio, clock: clock, storeLocation: location(script.name),
-                trustedKeys: [trustedKey], region: Self.region,
+                trustedKeys: [trustedKey], region: region,
                 apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: launcher,
                 limits: ENLimits(periodicRunInterval: 86_400))
             let manager = ENManager(environment: environment)

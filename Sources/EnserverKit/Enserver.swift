@@ -55,12 +55,30 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "How often this instance cuts the batches that are due (e.g. 5m); 0 leaves it to `enserver export`.")
     var exportInterval: String = "5m"
 
+    @Option(
+        help: """
+            Tests and simulations only: run on a clock that starts at this ISO 8601 date and moves only by \
+            POST /v1/test/clock; POST /v1/test/export cuts what is due. Implies --export-interval 0.
+            """)
+    var testClock: String?
+
     func run() async throws {
         let logger = Logger(label: "enserver")
+        var controlled: TestClock?
+        if let testClock {
+            guard let start = RFC3339.date(from: testClock) else {
+                throw EnserverFailure("--test-clock \(testClock): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
+            }
+            controlled = TestClock(start: start)
+            logger.warning("running on a test clock that clients set: never use --test-clock in production")
+        }
         let interval =
-            exportInterval == "0" ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
-        try await options.withServer(clock: { Date() }, logger: logger) { exporter, publish in
-            let http = KeyServerHTTP(exporter: exporter, publish: publish, logger: logger)
+            exportInterval == "0" || controlled != nil
+            ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
+        let clock: @Sendable () -> Date
+        if let controlled { clock = { controlled.now } } else { clock = { Date() } }
+        try await options.withServer(clock: clock, logger: logger) { exporter, publish in
+            let http = KeyServerHTTP(exporter: exporter, publish: publish, logger: logger, testClock: controlled)
             _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { _ in
                 if interval > 0 {
                     await http.exportLoop(every: interval)

@@ -16,6 +16,9 @@ package import UnixSignals
 /// - `GET /ROOT/index.txt` and `GET /ROOT/NAME.zip`: from the store, so that every instance serves every file.
 /// - `GET /v1/exposure-configuration.json`: the exposure configuration in the sample server's JSON.
 /// - `GET /health`: `200 ok` once the store answers; `GET /metrics`: Prometheus text.
+/// - With a ``TestClock`` only (`enserver serve --test-clock`): `POST /v1/test/clock` with `{"now": RFC 3339}`
+///   moves the clock forward, and `POST /v1/test/export` cuts the batches due at that moment and drops expired
+///   keys and files, answering `{"files": [NAME, ...]}`.
 package struct KeyServerHTTP: Sendable {
     /// The key server's export side: files, `index.txt`, the exposure configuration, batches to cut.
     package let exporter: ENKeyServerExporter
@@ -27,16 +30,19 @@ package struct KeyServerHTTP: Sendable {
     package let chaff: ChaffTracker
     /// Where requests are logged.
     package let logger: Logger
+    /// The clock clients set, when the server runs on one (tests and simulations only).
+    package let testClock: TestClock?
 
     package init(
         exporter: ENKeyServerExporter, publish: ENPublishHandler, metrics: EnserverMetrics = EnserverMetrics(),
-        chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver")
+        chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver"), testClock: TestClock? = nil
     ) {
         self.exporter = exporter
         self.publish = publish
         self.metrics = metrics
         self.chaff = chaff
         self.logger = logger
+        self.testClock = testClock
     }
 
     /// The router with every route.
@@ -47,6 +53,10 @@ package struct KeyServerHTTP: Sendable {
         router.get("/v1/exposure-configuration.json") { _, _ in try await http.configurationRoute() }
         router.get("/health") { _, _ in try await http.healthRoute() }
         router.get("/metrics") { _, _ in http.metricsRoute() }
+        if let clock = testClock {
+            router.post("/v1/test/clock") { request, _ in await http.testClockRoute(request, clock: clock) }
+            router.post("/v1/test/export") { _, _ in await http.testExportRoute() }
+        }
         router.get("**") { request, _ in try await http.fileRoute(request) }
         return router
     }
@@ -189,7 +199,55 @@ package struct KeyServerHTTP: Sendable {
             body: Data(metrics.prometheusText().utf8))
     }
 
+    // MARK: Test clock
+
+    func testClockRoute(_ request: Request, clock: TestClock) async -> Response {
+        struct Body: Decodable { var now: String }
+        var buffer = ByteBuffer()
+        do {
+            for try await var chunk in request.body {
+                guard buffer.readableBytes + chunk.readableBytes <= 1024 else {
+                    return Self.plain(status: 413, "the body is over 1024 bytes")
+                }
+                buffer.writeBuffer(&chunk)
+            }
+        } catch {
+            return Self.plain(status: 400, "the body could not be read")
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)),
+            let date = RFC3339.date(from: body.now)
+        else { return Self.plain(status: 400, #"want {"now": "2026-11-24T12:00:00Z"}"#) }
+        guard clock.advance(to: date) else {
+            return Self.plain(status: 409, "\(body.now) is before the clock's \(clock.now.formatted(.iso8601))")
+        }
+        logger.info("test clock", metadata: ["now": "\(body.now)"])
+        return Self.json(["now": clock.now.formatted(.iso8601)])
+    }
+
+    func testExportRoute() async -> Response {
+        do throws(ENError) {
+            let files = try await exporter.publish()
+            if !files.isEmpty { metrics.exported(files: files.count) }
+            _ = try await exporter.deleteExpired()
+            return Self.json(["files": files.map(\.name)])
+        } catch {
+            logger.error("test export failed: \(error)")
+            return Self.plain(status: 500, error.description)
+        }
+    }
+
     // MARK: Responses
+
+    static func plain(status: Int, _ text: String) -> Response {
+        response(status: status, headers: ["content-type": "text/plain"], body: Data((text + "\n").utf8))
+    }
+
+    static func json<Value: Encodable>(_ value: Value) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return response(
+            status: 200, headers: ["content-type": "application/json"], body: (try? encoder.encode(value)) ?? Data())
+    }
 
     static func response(status: Int, headers: [String: String], body: Data) -> Response {
         var fields = HTTPFields()

@@ -25,7 +25,8 @@ struct PeriodicRunTests {
 
     func detection(_ files: Int) -> SimulatedDetection {
         SimulatedDetection(
-            report: ENSimulationReport.Device(name: "A", apiVersion: 2), nextFileIndex: files, files: files)
+            report: ENSimulationReport.Device(name: "A", apiVersion: 2), cursor: SimulationFileCursor(nextIndex: files),
+            files: files)
     }
 
     @Test("the launcher fires the manager's periodic run; the handler runs the work handed over and returns it")
@@ -37,7 +38,7 @@ struct PeriodicRunTests {
         let first = try await app.launch(by: launcher, queue: manager.dispatchQueue) { self.detection(3) }
         #expect(first.files == 3)
         let second = try await app.launch(by: launcher, queue: manager.dispatchQueue) { self.detection(5) }
-        #expect(second.nextFileIndex == 5)
+        #expect(second.cursor.nextIndex == 5)
         // The work's error comes back as it was thrown.
         await #expect(throws: ENError(.dataInaccessible)) {
             try await app.launch(by: launcher, queue: manager.dispatchQueue) { () async throws(ENError) in

@@ -106,6 +106,7 @@ struct EnserverCommandTests {
                 ["export"] + noDatabase + ["--postgres", "postgres://en@127.0.0.1/keys"],
                 mentioning: "without the PostgreSQL trait")
         #endif
+        await expectFailure(["serve"] + base + ["--test-clock", "yesterday"], mentioning: "--test-clock yesterday")
         await expectFailure(["export"] + base + ["--verifier", "certificate"], mentioning: "--certificate-issuer")
         await expectFailure(
             ["export"] + base + ["--revision-token-key", "1=AAAA"], mentioning: "--revision-token-key")

@@ -1,0 +1,54 @@
+public import ENExportFormat
+public import Foundation
+
+extension ENSimulation {
+    /// The key server the simulated devices share their keys with and download files from.
+    public enum KeyServer: Sendable {
+        /// An `ENKeyServer` in the simulation's process, on its virtual clock, signing with a key made for the run.
+        case inProcess
+        /// A real `enserver` (or any server with its API), started with `--verifier accept-all` and
+        /// `--test-clock` at or before the scenario's start: see ``RemoteKeyServer``.
+        case remote(RemoteKeyServer)
+    }
+
+    /// A key server reached over HTTP: the devices post their keys to `POST /v1/publish` as Google's API
+    /// wants them, and download files through `index.txt` with `ExposureNotificationKit`'s `ENKeyFileDownloader`,
+    /// as apps of Google's server did. The server runs on a test clock that the simulation sets to its virtual
+    /// time before each request (`POST /v1/test/clock`), and cuts its due batches at each day's detection
+    /// (`POST /v1/test/export`), so that its embargo, export periods and retention work on the scenario's days.
+    ///
+    /// ```sh
+    /// enserver --database server.sqlite --region 310 --signing-key key.pem --key-id 310 \
+    ///     --health-authority-id sim --verifier accept-all --test-clock 2020-04-01T00:00:00Z --port 8080
+    /// ```
+    ///
+    /// What differs from ``KeyServer/inProcess``, as it does with Google's server: keys still valid when shared
+    /// are embargoed until they expire; a key reaches the devices only once its export period (4 hours by
+    /// default) has ended and two more hours have passed; keys carry no report type (accept-all has no
+    /// certificate), so detection applies the configuration's `reportTypeNoneMap`.
+    public struct RemoteKeyServer: Sendable {
+        /// The server's root URL (`http://127.0.0.1:8080`).
+        public var serverURL: URL
+        /// The server's `--export-root` (empty: none).
+        public var exportRoot: String
+        /// The server's `--health-authority-id`.
+        public var healthAuthorityID: String
+        /// The public key the devices trust for the server's files, with the server's `--key-id` and
+        /// `--key-version`.
+        public var verificationKey: ENExportVerificationKey
+        /// The server's `--region`.
+        public var region: String
+
+        /// A remote key server.
+        public init(
+            serverURL: URL, exportRoot: String = "", healthAuthorityID: String,
+            verificationKey: ENExportVerificationKey, region: String
+        ) {
+            self.serverURL = serverURL
+            self.exportRoot = exportRoot
+            self.healthAuthorityID = healthAuthorityID
+            self.verificationKey = verificationKey
+            self.region = region
+        }
+    }
+}
