@@ -39,6 +39,20 @@ public struct ExternalTool: Sendable {
         path = directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// The program at `path`, when it is an executable file there.
+    public init(name: String, at path: String) {
+        self.name = name
+        self.path = FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
+    /// This package's `entool`, built beside the test bundle (`$ENTOOL_PATH` names another).
+    public static var entool: ExternalTool {
+        ExternalTool(
+            name: "entool",
+            at: ProcessInfo.processInfo.environment["ENTOOL_PATH"]
+                ?? Bundle.main.bundleURL.appendingPathComponent("entool").path)
+    }
+
     /// Whether the program is installed.
     public var isAvailable: Bool { path != nil }
 

@@ -78,6 +78,62 @@ struct EnserverCommandTests {
         #expect(try String(contentsOfFile: exports + "/exposureKeyExport-US/index.txt", encoding: .utf8) == index)
     }
 
+    @Test(
+        "the files `enserver export` writes verify with entool and OpenSSL and read with protoc",
+        .enabled(if: ExternalTool.entool.isAvailable && ExternalTool.openssl.isAvailable),
+        .enabled(if: ExternalTool.protoc.isAvailable))
+    func outsideCheckers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let signingKey = try P256SigningKey()
+        let store = try ENKeyServerStore(path: directory.path("keys.sqlite"), clock: { startDate })
+        let handler = ENPublishHandler(
+            storage: store,
+            configuration: ENPublishConfiguration(
+                authorizedApps: [
+                    ENPublishAuthorizedApp(
+                        healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
+                ],
+                revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+            clock: { startDate })
+        let reply = await handler.handle(contentType: "application/json", body: Data(publishBody(count: 5).utf8))
+        #expect(reply.status == 200)
+        let exports = directory.path("exports")
+        try await run(
+            ["export"] + (try baseOptions(directory, signingKey: signingKey)) + [
+                "--export-dir", exports, "--export-root", "exposureKeyExport-US", "--now", "2026-05-09T06:00:00Z",
+            ])
+        let publicPEM = directory.path("public.pem")
+        try signingKey.publicKey.pemRepresentation.write(toFile: publicPEM, atomically: true, encoding: .utf8)
+        let otherPEM = directory.path("other.pem")
+        try P256SigningKey().publicKey.pemRepresentation.write(toFile: otherPEM, atomically: true, encoding: .utf8)
+        let index = try String(contentsOfFile: exports + "/exposureKeyExport-US/index.txt", encoding: .utf8)
+        let names = index.split(separator: "\n").map(String.init)
+        #expect(names.count == 1)
+        for name in names {
+            let zip = exports + "/" + name
+            let verified = try ExternalTool.entool.run(
+                ["verify", zip, "--public-key", publicPEM, "--key-id", "310", "--key-version", "v1"])
+            #expect(verified.status == 0, "\(String(decoding: verified.stderr, as: UTF8.self))")
+            let refused = try ExternalTool.entool.run(["verify", zip, "--public-key", otherPEM])
+            #expect(refused.status == 1)
+            let archive = try ENExportArchive(contentsOf: URL(fileURLWithPath: zip))
+            let bin = directory.url.appendingPathComponent("export.bin")
+            let sig = directory.url.appendingPathComponent("signature.der")
+            try archive.exportBinary.write(to: bin)
+            try archive.signatures()[0].signature.write(to: sig)
+            let openssl = try ExternalTool.openssl.run([
+                "dgst", "-sha256", "-verify", publicPEM, "-signature", sig.path, bin.path,
+            ])
+            #expect(openssl.status == 0 && openssl.output.contains("Verified OK"))
+            let decoded = try ExternalTool.protoc.run(["--decode_raw"], stdin: archive.exportBinary.dropFirst(16))
+            #expect(decoded.status == 0)
+            // region "US", batch 1 of 1, and the five keys (field 7), each 16 bytes.
+            #expect(decoded.output.contains("3: \"US\"") && decoded.output.contains("4: 1\n5: 1\n"))
+            #expect(decoded.output.components(separatedBy: "7 {").count - 1 >= 5)
+        }
+    }
+
     @Test("bad options: a clear message and exit status 2, before anything is served or written")
     func badOptions() async throws {
         let directory = try TemporaryDirectory()
