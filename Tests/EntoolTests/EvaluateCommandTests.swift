@@ -39,9 +39,11 @@ struct EvaluateCommandTests {
          "app": {"rule": "daySummary", "field": "scoreSum", "notifyIfAtLeastSeconds": 900}}
         """
 
-    /// A directory holding `encounters.json` and `config.json` (either replaceable), and where a report would go.
-    struct Files {
-        var directory: URL
+    /// A directory holding `encounters.json` and `config.json` (either replaceable), and where a report would go;
+    /// removed when the last reference goes.
+    final class Files {
+        let scratch: TemporaryDirectory
+        var directory: URL { scratch.url }
         var encounters: URL { directory.appendingPathComponent("encounters.json") }
         var configuration: URL { directory.appendingPathComponent("config.json") }
         var report: URL { directory.appendingPathComponent("report.html") }
@@ -52,10 +54,12 @@ struct EvaluateCommandTests {
         )
             throws
         {
-            directory = try makeTemporaryDirectory()
+            scratch = try TemporaryDirectory()
             try Data(encounters.utf8).write(to: self.encounters)
             try Data(configuration.utf8).write(to: self.configuration)
         }
+
+        deinit { scratch.cleanUp() }
     }
 
     static let metadata = ["--report-type", "1", "--infectiousness", "1", "--now", "2021-06-15T12:00:00Z"]

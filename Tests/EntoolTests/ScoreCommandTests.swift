@@ -3,7 +3,13 @@ import Foundation
 import Testing
 
 @Suite("entool score")
-struct ScoreCommandTests {
+final class ScoreCommandTests {
+    /// The test's files, removed when the test ends.
+    private let scratch: TemporaryDirectory
+
+    init() throws { scratch = try TemporaryDirectory() }
+    deinit { scratch.cleanUp() }
+
     private func score(_ version: String, config: URL, input: URL, now: String = "2020-07-02T00:00:00Z") throws
         -> EntoolResult
     {
@@ -12,7 +18,7 @@ struct ScoreCommandTests {
 
     /// Writes `text` to a temporary file.
     private func temporaryFile(_ text: String) throws -> URL {
-        let url = try makeTemporaryDirectory().appendingPathComponent("input.json")
+        let url = scratch.url.appendingPathComponent("input-\(UUID().uuidString).json")
         try Data(text.utf8).write(to: url)
         return url
     }

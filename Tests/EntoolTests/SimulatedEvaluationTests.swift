@@ -28,7 +28,9 @@ struct SimulatedEvaluationTests {
 
     @Test("the sample story's file holds every sighting each phone recorded, and its contacts are notified")
     func sampleStory() throws {
-        let directory = try makeTemporaryDirectory()
+        let scratch = try TemporaryDirectory()
+        defer { scratch.cleanUp() }
+        let directory = scratch.url
         let encounters = directory.appendingPathComponent("story.encounters.json")
         let demo = try runEntool(["demo", "--json", "--encounters", encounters.path])
         #expect(demo.status == 0, "\(demo.stderr)")
