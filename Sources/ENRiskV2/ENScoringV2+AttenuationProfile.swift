@@ -4,10 +4,9 @@ extension ENScoringV2 {
     /// A window's scan seconds accumulated by typical attenuation: the seconds at or below each attenuation, so
     /// that the seconds in every bucket, under any thresholds, take three look-ups.
     ///
-    /// The one way version 2 scoring buckets a window's seconds: ``ENScoringV2/score(of:configuration:now:)`` and
-    /// ``ENScoringV2/weightedDuration(of:configuration:)`` build one per window, ``PreparedWindows`` one per window
-    /// read under many configurations. Buckets follow `ENExposureConfiguration`'s rule: inclusive upper
-    /// thresholds, tested in order, on both platforms.
+    /// ``PreparedWindows`` builds one per window and reads it under many configurations; the bucket rule is
+    /// ``BucketSeconds``'s (one window scored once sums its scans directly,
+    /// ``BucketSeconds/init(_:thresholds:)``).
     ///
     /// The accumulated seconds live in a storage array that many profiles can share (no reference counting
     /// when a profile is read); a profile is read with the storage it was appended to.
@@ -56,29 +55,17 @@ extension ENScoringV2 {
             return storage[start + index]
         }
 
-        /// The seconds in each bucket under thresholds from `ENExposureConfiguration`'s effective attenuation
-        /// thresholds: immediate `<=` the first, near `<=` the second, medium `<=` the third, other above,
-        /// tested in that order (so a threshold below an earlier one adds nothing to its bucket).
+        /// The seconds in each bucket under `ENExposureConfiguration`'s effective attenuation thresholds
+        /// (see ``BucketSeconds``): three look-ups.
         package func bucketSeconds(
             _ thresholds: (ENAttenuation, ENAttenuation, ENAttenuation), in storage: [Int]
         ) -> BucketSeconds {
-            let second = max(thresholds.0, thresholds.1)
-            let third = max(second, thresholds.2)
-            let immediate = secondsAtOrBelow(thresholds.0, in: storage)
-            let throughNear = secondsAtOrBelow(second, in: storage)
-            let throughMedium = secondsAtOrBelow(third, in: storage)
+            let bounds = BucketSeconds.upperBounds(thresholds)
             return BucketSeconds(
-                immediate: immediate, near: throughNear - immediate, medium: throughMedium - throughNear,
-                other: totalSeconds - throughMedium)
-        }
-
-        /// The seconds in each bucket of one window's scans (a profile built and read once).
-        package static func bucketSeconds(
-            of scans: [ENScanInstance], thresholds: (ENAttenuation, ENAttenuation, ENAttenuation)
-        ) -> BucketSeconds {
-            var storage: [Int] = []
-            let profile = AttenuationProfile(scans, appendingTo: &storage)
-            return profile.bucketSeconds(thresholds, in: storage)
+                secondsAtOrBelow: (
+                    secondsAtOrBelow(bounds.0, in: storage), secondsAtOrBelow(bounds.1, in: storage),
+                    secondsAtOrBelow(bounds.2, in: storage)
+                ), totalSeconds: totalSeconds)
         }
     }
 }

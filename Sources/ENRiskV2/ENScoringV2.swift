@@ -75,7 +75,7 @@ public enum ENScoringV2 {
     public static func weightedDuration(of window: ENExposureWindow, configuration: ENExposureConfiguration) -> Double {
         let parameters = Parameters(configuration)
         return parameters.weightedDuration(
-            AttenuationProfile.bucketSeconds(of: window.scanInstances, thresholds: parameters.thresholds))
+            BucketSeconds(window.scanInstances, thresholds: parameters.thresholds))
     }
 
     /// Scores one window, or returns nil when the window is skipped.
@@ -104,7 +104,7 @@ public enum ENScoringV2 {
                 window.diagnosisReportType, infectiousness: window.infectiousness)
         else { return nil }
         return parameters.score(
-            AttenuationProfile.bucketSeconds(of: window.scanInstances, thresholds: parameters.thresholds),
+            BucketSeconds(window.scanInstances, thresholds: parameters.thresholds),
             reportType: reportType,
             infectiousness: window.infectiousness)
     }

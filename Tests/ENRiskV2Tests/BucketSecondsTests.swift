@@ -68,6 +68,19 @@ struct BucketSecondsTests {
         for _ in 0..<2_000 {
             let configuration = Self.randomConfiguration(&random)
             let window = Self.randomWindow(&random, now: now)
+            var seconds = [0, 0, 0, 0]
+            for scan in window.scanInstances {
+                seconds[configuration.attenuationBucket(forTypicalAttenuation: scan.typicalAttenuation).rawValue] +=
+                    max(0, scan.secondsSinceLastScan)
+            }
+            let buckets = ENScoringV2.BucketSeconds(
+                immediate: seconds[0], near: seconds[1], medium: seconds[2], other: seconds[3])
+            let thresholds = ENScoringV2.Parameters(configuration).thresholds
+            var storage = [7, 11]  // a profile is read with storage shared with others
+            let profile = ENScoringV2.AttenuationProfile(window.scanInstances, appendingTo: &storage)
+            storage.append(13)
+            #expect(profile.bucketSeconds(thresholds, in: storage) == buckets, "\(random) \(configuration)")
+            #expect(ENScoringV2.BucketSeconds(window.scanInstances, thresholds: thresholds) == buckets)
             let expected = Self.referenceWeightedDuration(window, configuration)
             let weighted = ENScoringV2.weightedDuration(of: window, configuration: configuration)
             #expect(weighted.bitPattern == expected.bitPattern, "\(random) \(configuration) \(window)")
