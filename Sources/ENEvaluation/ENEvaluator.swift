@@ -1,7 +1,9 @@
+import Dispatch
 public import ENCore
 import ENRiskV1
 import ENRiskV2
 import Foundation
+import Synchronization
 
 /// Scores labelled encounters with the package's own V1/V2 scoring, applies each configuration's app rule and
 /// counts the results. Pure: no I/O, no clock.
@@ -34,26 +36,81 @@ public enum ENEvaluator {
     }
 
     /// Evaluates several configurations over the same encounters, in order; the work that does not depend on the
-    /// configuration (the contact rule, key metadata, each placement's windows) is done once per encounter. The
-    /// results are those of ``evaluate(_:configuration:request:)`` for each configuration.
+    /// configuration (the contact rule, key metadata, each placement's windows and their seconds by attenuation)
+    /// is done once per encounter, and the configurations are evaluated on every processor. The results are those
+    /// of ``evaluate(_:configuration:request:)`` for each configuration.
     ///
     /// - Throws: as ``evaluate(_:configuration:request:)``, for the first configuration and encounter that fail.
     public static func evaluate(
         _ encounters: [ENLabelledEncounter], configurations: [ENEvaluationConfiguration], request: ENEvaluationRequest
     ) throws(ENError) -> [Result] {
-        let prepared = encounters.map { Prepared($0, request: request) }
+        var windows = ENScoringV2.PreparedWindows()
+        let prepared = encounters.map { Prepared($0, request: request, windows: &windows) }
+        let scored = windows
+        // One configuration per iteration; each stores its outcome at its own index, so the order is the input's.
+        let outcomes = Mutex([Swift.Result<Result, ENError>?](repeating: nil, count: configurations.count))
+        DispatchQueue.concurrentPerform(iterations: configurations.count) { index in
+            let outcome = evaluate(prepared, windows: scored, configuration: configurations[index], request: request)
+            outcomes.withLock { $0[index] = outcome }
+        }
         var results: [Result] = []
         results.reserveCapacity(configurations.count)
-        for configuration in configurations {
-            var decisions: [ENEncounterDecision] = []
-            decisions.reserveCapacity(prepared.count)
-            for encounter in prepared {
-                decisions.append(try decide(encounter, configuration: configuration, request: request))
+        for outcome in outcomes.withLock({ $0 }) {
+            switch outcome! {
+            case .success(let result): results.append(result)
+            case .failure(let error): throw error
             }
-            results.append(
-                Result(name: configuration.name, decisions: decisions, metrics: ENEvaluationMetrics(decisions)))
         }
         return results
+    }
+
+    /// One configuration over prepared encounters, stopping at the first encounter that fails.
+    static func evaluate(
+        _ encounters: [Prepared], windows: ENScoringV2.PreparedWindows, configuration: ENEvaluationConfiguration,
+        request: ENEvaluationRequest
+    ) -> Swift.Result<Result, ENError> {
+        let parameters = ENScoringV2.Parameters(configuration.framework)
+        var decisions: [ENEncounterDecision] = []
+        decisions.reserveCapacity(encounters.count)
+        if case .daySummary(let field, let threshold) = configuration.rule {
+            // The rule read once; the encounters read field by field (copying one would count its references).
+            let roundsUp = request.platform == .apple
+            let refusesUndated = parameters.daysSinceLastExposureThreshold >= 1
+            for index in encounters.indices {
+                if let groups = encounters[index].scored,
+                    !(refusesUndated && encounters[index].isHistogram && !encounters[index].daysKnown)
+                {
+                    decisions.append(
+                        daySummaryDecision(
+                            id: encounters[index].id, contact: encounters[index].contact, groups: groups,
+                            windows: windows, field: field, threshold: threshold, parameters: parameters,
+                            roundsUp: roundsUp))
+                    continue
+                }
+                do {
+                    decisions.append(
+                        try decide(
+                            encounters[index], windows: windows, configuration: configuration, parameters: parameters,
+                            request: request))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return .success(
+                Result(name: configuration.name, decisions: decisions, metrics: ENEvaluationMetrics(decisions)))
+        }
+        for index in encounters.indices {
+            do {
+                decisions.append(
+                    try decide(
+                        encounters[index], windows: windows, configuration: configuration, parameters: parameters,
+                        request: request))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .success(
+            Result(name: configuration.name, decisions: decisions, metrics: ENEvaluationMetrics(decisions)))
     }
 
     /// One encounter's decision: once for windows; three times for a histogram (lowest, highest, even spread),
@@ -61,7 +118,11 @@ public enum ENEvaluator {
     public static func decide(
         _ encounter: ENLabelledEncounter, configuration: ENEvaluationConfiguration, request: ENEvaluationRequest
     ) throws(ENError) -> ENEncounterDecision {
-        try decide(Prepared(encounter, request: request), configuration: configuration, request: request)
+        var windows = ENScoringV2.PreparedWindows()
+        let prepared = Prepared(encounter, request: request, windows: &windows)
+        return try decide(
+            prepared, windows: windows, configuration: configuration,
+            parameters: ENScoringV2.Parameters(configuration.framework), request: request)
     }
 
     /// What an encounter's decisions share under every configuration.
@@ -74,10 +135,13 @@ public enum ENEvaluator {
         var isHistogram: Bool
         /// One entry per placement, the reported (even) one last.
         var placements: [[Window]]
-        /// The same windows for `ENScoringV2`, when every window has a report type and an infectiousness.
-        var scored: [[ENExposureWindow]]?
+        /// The same windows prepared for `ENScoringV2`, when every window has a report type and an
+        /// infectiousness: one group of the evaluation's prepared windows per placement.
+        var scored: Range<Int>?
 
-        init(_ encounter: ENLabelledEncounter, request: ENEvaluationRequest) {
+        /// Prepares an encounter, adding its placements' windows to `windows` when they can be scored.
+        init(_ encounter: ENLabelledEncounter, request: ENEvaluationRequest, windows: inout ENScoringV2.PreparedWindows)
+        {
             id = encounter.id
             metadata = encounter.keyMetadata.filled(from: request.defaults)
             contact = request.contactRule.isContact(encounter.groundTruth)
@@ -95,26 +159,21 @@ public enum ENEvaluator {
             placements = order.map {
                 ENEvaluator.windows(encounter, metadata: metadata, placement: $0, now: request.now)
             }
-            var scored: [[ENExposureWindow]] = []
-            for windows in placements {
-                var converted: [ENExposureWindow] = []
-                for window in windows {
-                    guard let reportType = window.reportType, let infectiousness = window.infectiousness else { break }
-                    converted.append(
-                        ENExposureWindow(
-                            calibrationConfidence: window.calibrationConfidence, date: window.date,
-                            diagnosisReportType: reportType, infectiousness: infectiousness,
-                            scanInstances: wholeSecondScans(window.scans)))
-                }
-                guard converted.count == windows.count else { break }
-                scored.append(converted)
+            let converted = placements.compactMap(scoringWindows)
+            if converted.count == placements.count {
+                let first = windows.groupCount
+                for group in converted { windows.append(group, now: request.now) }
+                scored = first..<windows.groupCount
+            } else {
+                scored = nil
             }
-            self.scored = scored.count == placements.count ? scored : nil
         }
     }
 
+    /// One encounter's decision under a configuration whose framework `parameters` were read from.
     static func decide(
-        _ encounter: Prepared, configuration: ENEvaluationConfiguration, request: ENEvaluationRequest
+        _ encounter: Prepared, windows: ENScoringV2.PreparedWindows, configuration: ENEvaluationConfiguration,
+        parameters: ENScoringV2.Parameters, request: ENEvaluationRequest
     ) throws(ENError) -> ENEncounterDecision {
         if encounter.isHistogram, !encounter.daysKnown {
             let needsDays: Bool
@@ -125,23 +184,19 @@ public enum ENEvaluator {
             }
             if needsDays { throw missing("daysSinceExposure", encounter.id, rule: configuration.rule) }
         }
-        var first: (value: Double, notified: Bool)?
+        if case .daySummary(let field, let threshold) = configuration.rule, let groups = encounter.scored {
+            return daySummaryDecision(
+                id: encounter.id, contact: encounter.contact, groups: groups, windows: windows, field: field,
+                threshold: threshold, parameters: parameters, roundsUp: request.platform == .apple)
+        }
         var some = false
         var every = true
         var reported = (value: 0.0, notified: false)
         for index in encounter.placements.indices {
-            let value: Double
-            if case .daySummary(let field, _) = configuration.rule, let scored = encounter.scored {
-                value = daySummaryValue(
-                    scored[index], field: field, framework: configuration.framework, now: request.now,
-                    platform: request.platform)
-            } else {
-                value = try self.value(
-                    encounter.placements[index], rule: configuration.rule, framework: configuration.framework,
-                    metadata: encounter.metadata, encounter: encounter.id, now: request.now, platform: request.platform)
-            }
+            let value = try self.value(
+                encounter.placements[index], rule: configuration.rule, framework: configuration.framework,
+                metadata: encounter.metadata, encounter: encounter.id, now: request.now, platform: request.platform)
             reported = (value, notifies(value, rule: configuration.rule))
-            if first == nil { first = reported }
             some = some || reported.notified
             every = every && reported.notified
         }
@@ -149,6 +204,28 @@ public enum ENEvaluator {
             id: encounter.id, contact: encounter.contact, notified: reported.notified,
             determinate: every || !some, value: reported.value, notifiedInSomePlacement: some,
             notifiedInEveryPlacement: every)
+    }
+
+    /// A `daySummary` rule's decision from the encounter's prepared placements (`groups` of `windows`, the
+    /// reported one last): each placement's value notifies when it is at least `threshold`.
+    static func daySummaryDecision(
+        id: String, contact: Bool, groups: Range<Int>, windows: ENScoringV2.PreparedWindows,
+        field: ENNotificationRule.DaySummaryField, threshold: Double, parameters: ENScoringV2.Parameters,
+        roundsUp: Bool
+    ) -> ENEncounterDecision {
+        var some = false
+        var every = true
+        var reported = (value: 0.0, notified: false)
+        for group in groups {
+            let value = daySummaryValue(
+                windows, group: group, field: field, parameters: parameters, roundsUp: roundsUp)
+            reported = (value, value >= threshold)
+            some = some || reported.notified
+            every = every && reported.notified
+        }
+        return ENEncounterDecision(
+            id: id, contact: contact, notified: reported.notified, determinate: every || !some,
+            value: reported.value, notifiedInSomePlacement: some, notifiedInEveryPlacement: every)
     }
 
     /// Whether a value notifies under a rule: at least the threshold (for Corona-Warn-App's exposure windows, the
@@ -226,19 +303,15 @@ public enum ENEvaluator {
     ) throws(ENError) -> Double {
         switch rule {
         case .daySummary(let field, _):
-            var scored: [ENExposureWindow] = []
-            for window in windows {
-                guard let reportType = window.reportType else { throw missing("reportType", encounter, rule: rule) }
-                guard let infectiousness = window.infectiousness else {
-                    throw missing("infectiousness", encounter, rule: rule)
-                }
-                scored.append(
-                    ENExposureWindow(
-                        calibrationConfidence: window.calibrationConfidence, date: window.date,
-                        diagnosisReportType: reportType, infectiousness: infectiousness,
-                        scanInstances: wholeSecondScans(window.scans)))
+            guard let scored = scoringWindows(windows) else {
+                let incomplete = windows.first { $0.reportType == nil || $0.infectiousness == nil }
+                throw missing(incomplete?.reportType == nil ? "reportType" : "infectiousness", encounter, rule: rule)
             }
-            return daySummaryValue(scored, field: field, framework: framework, now: now, platform: platform)
+            var prepared = ENScoringV2.PreparedWindows()
+            let group = prepared.append(scored, now: now)
+            return daySummaryValue(
+                prepared, group: group, field: field, parameters: ENScoringV2.Parameters(framework),
+                roundsUp: platform == .apple)
         case .maximumRiskScore, .weightedAttenuationDurations, .cwaV1:
             guard let level = metadata.transmissionRiskLevel else {
                 throw missing("transmissionRiskLevel", encounter, rule: rule)
@@ -251,19 +324,44 @@ public enum ENEvaluator {
         }
     }
 
-    /// The largest day's `field` of `ENScoringV2.daySummaries` (0 without a scored window).
+    /// The largest day's `field` of `ENScoringV2.daySummaries` (0 without a scored window): each day's total
+    /// in date order, the largest kept as `max()` keeps it.
     static func daySummaryValue(
-        _ windows: [ENExposureWindow], field: ENNotificationRule.DaySummaryField, framework: ENExposureConfiguration,
-        now: Date, platform: ENScoringPlatform
+        _ windows: ENScoringV2.PreparedWindows, group: Int, field: ENNotificationRule.DaySummaryField,
+        parameters: ENScoringV2.Parameters, roundsUp: Bool
     ) -> Double {
-        let days = ENScoringV2.daySummaries(for: windows, configuration: framework, now: now, platform: platform)
-        return days.map { day in
-            switch field {
-            case .scoreSum: day.daySummary.scoreSum
-            case .weightedDurationSum: day.daySummary.weightedDurationSum
-            case .maximumScore: day.daySummary.maximumScore
+        var largest: Double?
+        for day in windows.days(ofGroup: group) {
+            guard let item = windows.dayTotal(day, parameters: parameters, roundsUp: roundsUp) else { continue }
+            let value =
+                switch field {
+                case .scoreSum: item.scoreSum
+                case .weightedDurationSum: item.weightedDurationSum
+                case .maximumScore: item.maximumScore
+                }
+            if let current = largest {
+                if current < value { largest = value }
+            } else {
+                largest = value
             }
-        }.max() ?? 0
+        }
+        return largest ?? 0
+    }
+
+    /// The windows `ENScoringV2` scores, with whole-second scans; nil when a window has no report type or no
+    /// infectiousness.
+    static func scoringWindows(_ windows: [Window]) -> [ENExposureWindow]? {
+        var converted: [ENExposureWindow] = []
+        converted.reserveCapacity(windows.count)
+        for window in windows {
+            guard let reportType = window.reportType, let infectiousness = window.infectiousness else { return nil }
+            converted.append(
+                ENExposureWindow(
+                    calibrationConfidence: window.calibrationConfidence, date: window.date,
+                    diagnosisReportType: reportType, infectiousness: infectiousness,
+                    scanInstances: wholeSecondScans(window.scans)))
+        }
+        return converted
     }
 
     /// Scan instances with whole seconds: each scan's seconds rounded, the rounding error carried to the next scan

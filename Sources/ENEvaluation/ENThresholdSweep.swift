@@ -29,7 +29,9 @@ public struct ENThresholdSweep: Hashable, Sendable {
             points = []
             return
         }
-        let sorted = decisions.sorted { $0.value > $1.value }
+        // The values and labels alone: sorting them (stably, by the same comparison) orders them as sorting the
+        // decisions would, with less to move.
+        let sorted = decisions.map { (value: $0.value, contact: $0.contact) }.sorted { $0.value > $1.value }
         var points = [Point(threshold: .infinity, falsePositiveRate: 0, truePositiveRate: 0)]
         var truePositives = 0
         var falsePositives = 0

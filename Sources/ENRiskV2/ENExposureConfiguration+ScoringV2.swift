@@ -15,6 +15,13 @@ extension ENExposureConfiguration {
     ///
     /// Revoked keys never match in the first place; should one reach scoring it is mapped like an unknown one.
     public func mappedReportType(_ type: ENDiagnosisReportType) -> ENDiagnosisReportType {
+        Self.mappedReportType(type, reportTypeNoneMap: reportTypeNoneMap)
+    }
+
+    /// ``mappedReportType(_:)`` under a given `reportTypeNoneMap`.
+    package static func mappedReportType(
+        _ type: ENDiagnosisReportType, reportTypeNoneMap: ENDiagnosisReportType
+    ) -> ENDiagnosisReportType {
         switch type {
         case .confirmedTest, .confirmedClinicalDiagnosis, .selfReported, .recursive: type
         case .unknown, .revoked: reportTypeNoneMap == .revoked ? .unknown : reportTypeNoneMap

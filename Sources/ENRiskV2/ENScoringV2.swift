@@ -73,21 +73,9 @@ public enum ENScoringV2 {
     ///
     /// The order of operations is Apple's (seconds are summed per bucket before the weight is applied).
     public static func weightedDuration(of window: ENExposureWindow, configuration: ENExposureConfiguration) -> Double {
-        var bucketSeconds = (0, 0, 0, 0)
-        let thresholds = configuration.effectiveAttenuationThresholds
-        for scan in window.scanInstances {
-            let seconds = max(0, scan.secondsSinceLastScan)
-            switch ENExposureConfiguration.attenuationBucket(for: scan.typicalAttenuation, thresholds: thresholds) {
-            case .immediate: bucketSeconds.0 += seconds
-            case .near: bucketSeconds.1 += seconds
-            case .medium: bucketSeconds.2 += seconds
-            case .other: bucketSeconds.3 += seconds
-            }
-        }
-        return Double(bucketSeconds.0) * (configuration.durationWeight(for: .immediate) / 100)
-            + Double(bucketSeconds.1) * (configuration.durationWeight(for: .near) / 100)
-            + Double(bucketSeconds.2) * (configuration.durationWeight(for: .medium) / 100)
-            + Double(bucketSeconds.3) * (configuration.durationWeight(for: .other) / 100)
+        let parameters = Parameters(configuration)
+        return parameters.weightedDuration(
+            BucketSeconds(window.scanInstances, thresholds: parameters.thresholds))
     }
 
     /// Scores one window, or returns nil when the window is skipped.
@@ -106,21 +94,19 @@ public enum ENScoringV2 {
     public static func score(
         of window: ENExposureWindow, configuration: ENExposureConfiguration, now: Date
     ) -> ENScoringV2.WindowScore? {
-        let threshold = configuration.daysSinceLastExposureThreshold
-        if threshold >= 1 {
-            if UTCDay.wholeDays(from: window.date, to: now) > threshold { return nil }
-        }
-        let reportType = configuration.mappedReportType(window.diagnosisReportType)
-        guard window.infectiousness != .none, reportType != .unknown else { return nil }
-        let weighted = weightedDuration(of: window, configuration: configuration)
-        let score =
-            (configuration.reportTypeWeight(for: reportType) / 100)
-            * ((configuration.infectiousnessWeight(for: window.infectiousness) / 100) * weighted)
-        let clamped = ENRiskScore(clamping: Int(max(0, min(255, score.rounded(.down)))))
-        guard clamped >= configuration.minimumRiskScore, score >= configuration.minimumRiskScoreFullRange else {
-            return nil
-        }
-        return ENScoringV2.WindowScore(reportType: reportType, weightedDuration: weighted, score: score)
+        score(of: window, parameters: Parameters(configuration), now: now)
+    }
+
+    /// Scores one window under a configuration's values read once (see ``score(of:configuration:now:)``).
+    static func score(of window: ENExposureWindow, parameters: Parameters, now: Date) -> ENScoringV2.WindowScore? {
+        guard parameters.admits(wholeDaysBeforeNow: UTCDay.wholeDays(from: window.date, to: now)),
+            let reportType = parameters.scoredReportType(
+                window.diagnosisReportType, infectiousness: window.infectiousness)
+        else { return nil }
+        return parameters.score(
+            BucketSeconds(window.scanInstances, thresholds: parameters.thresholds),
+            reportType: reportType,
+            infectiousness: window.infectiousness)
     }
 
     /// Sums scored windows into one summary per UTC day, in date order.
@@ -137,8 +123,9 @@ public enum ENScoringV2 {
     ) -> [ENExposureDaySummary] {
         // Few days per call: a sorted array with a linear search allocates less than a dictionary.
         var days: [(day: Int64, sums: DayAccumulator)] = []
+        let parameters = Parameters(configuration)
         for window in windows {
-            guard let score = score(of: window, configuration: configuration, now: now) else { continue }
+            guard let score = score(of: window, parameters: parameters, now: now) else { continue }
             let day = UTCDay.number(of: window.date)
             if let index = days.firstIndex(where: { $0.day == day }) {
                 days[index].sums.add(score)
@@ -163,11 +150,11 @@ public enum ENScoringV2 {
 
 /// Running sums for one day.
 private struct DayAccumulator {
-    var total = ItemAccumulator()
-    var confirmedTest: ItemAccumulator?
-    var confirmedClinicalDiagnosis: ItemAccumulator?
-    var selfReported: ItemAccumulator?
-    var recursive: ItemAccumulator?
+    var total = ENScoringV2.ItemAccumulator()
+    var confirmedTest: ENScoringV2.ItemAccumulator?
+    var confirmedClinicalDiagnosis: ENScoringV2.ItemAccumulator?
+    var selfReported: ENScoringV2.ItemAccumulator?
+    var recursive: ENScoringV2.ItemAccumulator?
 
     mutating func add(_ score: ENScoringV2.WindowScore) {
         total.add(score)
@@ -182,8 +169,10 @@ private struct DayAccumulator {
     }
 
     /// The item with the score added, made on first use.
-    static func adding(_ score: ENScoringV2.WindowScore, to item: ItemAccumulator?) -> ItemAccumulator {
-        var sums = item ?? ItemAccumulator()
+    static func adding(_ score: ENScoringV2.WindowScore, to item: ENScoringV2.ItemAccumulator?)
+        -> ENScoringV2.ItemAccumulator
+    {
+        var sums = item ?? ENScoringV2.ItemAccumulator()
         sums.add(score)
         return sums
     }
@@ -193,29 +182,5 @@ private struct DayAccumulator {
             date: date, daySummary: total.item(roundsUp), confirmedTestSummary: confirmedTest?.item(roundsUp),
             confirmedClinicalDiagnosisSummary: confirmedClinicalDiagnosis?.item(roundsUp),
             recursiveSummary: recursive?.item(roundsUp), selfReportedSummary: selfReported?.item(roundsUp))
-    }
-}
-
-/// Running sums for one summary item.
-private struct ItemAccumulator {
-    var maximumScore = 0.0
-    var scoreSum = 0.0
-    var weightedDurationSum = 0.0
-
-    mutating func add(_ score: ENScoringV2.WindowScore) {
-        maximumScore = max(maximumScore, score.score)
-        scoreSum += score.score
-        weightedDurationSum += score.weightedDuration
-    }
-
-    func item(_ roundsUp: Bool) -> ENExposureSummaryItem {
-        guard roundsUp else {
-            return ENExposureSummaryItem(
-                maximumScore: maximumScore, scoreSum: scoreSum, weightedDurationSum: weightedDurationSum)
-        }
-        return ENExposureSummaryItem(
-            maximumScore: ENExposureSummaryItem.roundedUpToMinute(maximumScore),
-            scoreSum: ENExposureSummaryItem.roundedUpToMinute(scoreSum),
-            weightedDurationSum: ENExposureSummaryItem.roundedUpToMinute(weightedDurationSum))
     }
 }
