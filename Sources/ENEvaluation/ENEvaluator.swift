@@ -3,7 +3,6 @@ public import ENCore
 import ENRiskV1
 import ENRiskV2
 import Foundation
-import Synchronization
 
 /// Scores labelled encounters with the package's own V1/V2 scoring, applies each configuration's app rule and
 /// counts the results. Pure: no I/O, no clock.
@@ -48,7 +47,7 @@ public enum ENEvaluator {
         let prepared = encounters.map { Prepared($0, request: request, windows: &windows) }
         let scored = windows
         // One configuration per iteration; each stores its outcome at its own index, so the order is the input's.
-        let outcomes = Mutex([Swift.Result<Result, ENError>?](repeating: nil, count: configurations.count))
+        let outcomes = Locked([Swift.Result<Result, ENError>?](repeating: nil, count: configurations.count))
         DispatchQueue.concurrentPerform(iterations: configurations.count) { index in
             let outcome = evaluate(prepared, windows: scored, configuration: configurations[index], request: request)
             outcomes.withLock { $0[index] = outcome }
