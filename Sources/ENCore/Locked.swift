@@ -16,6 +16,7 @@
 /// The value is reached only inside ``withLock(_:)``; keep what escapes the closure `Sendable`.
 package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var value: Value
 
     /// Creates a lock guarding `value`.
@@ -24,9 +25,15 @@ package final class Locked<Value>: @unchecked Sendable {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
+        condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
     }
 
     deinit {
+        pthread_cond_destroy(condition)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
@@ -38,6 +45,29 @@ package final class Locked<Value>: @unchecked Sendable {
     {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+
+    /// Runs `body` with the value under the lock, then wakes every thread waiting in ``withLock(when:_:)``.
+    package func withLockNotifyingAll<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&value)
+    }
+
+    /// Waits, without holding the lock, until `ready` is true of the value (checked under the lock, again after
+    /// each ``withLockNotifyingAll(_:)``), then runs `body` with it under the lock.
+    package func withLock<Result, Failure: Error>(
+        when ready: (Value) -> Bool, _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !ready(value) { pthread_cond_wait(condition, mutex) }
         return try body(&value)
     }
 }

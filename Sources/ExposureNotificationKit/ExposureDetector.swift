@@ -23,16 +23,19 @@ struct StoredDetection: Codable, Sendable {
 /// One detection, from the key files to the stored result.
 ///
 /// 1. The configuration is validated and the rate limit checked, before any work.
-/// 2. Every new file is read and verified against the trusted keys before any of its keys is used: one file
-///    that fails ends the detection with nothing stored. Its identity is the SHA-256 of its `export.bin` (the
-///    digest the signature covers), so the same file given twice, zipped differently or already cached,
-///    counts once. Files are verified on the matching threads; the verified `export.bin` stays in memory up
-///    to the memory budget, the rest is kept aside in an ``ExportBinarySpill`` (read once, not unzipped again
-///    for matching and caching).
-/// 3. The keys of the cached files (the last 14 days) and the new files are streamed into the matcher, file
-///    by file: the newest file first, each file's revised keys before its keys, so that a revision (a key
-///    re-published with a new report type) wins over the original; revoked keys cancel every match of their key
-///    data. Keys that ended before the retention period, and invalid keys, are left out.
+/// 2. Every new file is read and verified against the trusted keys, on as many threads as matching uses, in the
+///    order matching reads them; a file's keys reach the matcher only once the file has verified, and the result
+///    is used only once every file has: one file that fails ends the detection with nothing stored (the first
+///    failing file in the given order names the error). A file's identity is the SHA-256 of its `export.bin`
+///    (the digest the signature covers), so the same file given twice, zipped differently or already cached,
+///    counts once. The verified `export.bin` stays in memory up to the memory budget, the rest is kept aside in
+///    an ``ExportBinarySpill`` (read once, not unzipped again for matching and caching).
+/// 3. The keys of the new files and the cached files (the last 14 days) are streamed into the matcher, file by
+///    file, while the remaining files are still being verified: the newest file first, each file's revised keys
+///    before its keys, so that a revision (a key re-published with a new report type) wins over the original;
+///    revoked keys cancel every match of their key data. Keys that ended before the retention period, and
+///    invalid keys, are left out. A file given twice keeps its first place in that order: when one was, the
+///    matching is run again in the exact order (a rare case, so it is not optimised).
 /// 4. The matches are scored (version 1 or 2 by the API version) and the result, the new files (cached for 14
 ///    days), their hashes and a rate-limit entry are written in one transaction.
 ///
@@ -77,23 +80,41 @@ struct ExposureDetector: Sendable {
 
         let spill = ExportBinarySpill()
         defer { spill.remove() }
-        let verified = try verify(files, spill: spill)
-        try checkCancellation()
-        let newHashes = Set(verified.map(\.hash))
-        let cached = try store.read(.cachedKeyFileHashes).filter { !newHashes.contains($0) }
-        var sources: [KeySource] = cached.map { .cached($0) } + verified.map { .new($0) }
-        sources.reverse()
-
+        let run = VerificationRun(fileCount: files.count, budget: environment.limits.detectionMemoryBudget)
+        startVerification(files, run: run, spill: spill)
+        // Never leave the verifying threads running (nor the spill removed under them).
+        defer { run.waitUntilFinished() }
+        let cachedHashes = try store.read(.cachedKeyFileHashes)
         let sightings = try store.read(.retainedSightings)
         let matcher = try ENMatcher(sightings: sightings)
         let oldest = ENIntervalNumber(date: now.addingTimeInterval(-environment.limits.retention))
-        let chunks = KeyChunks(sources: sources, store: store, oldest: oldest)
         var options = ENMatchingOptions()
         options.threadCount = Self.matchingThreadCount(environment.limits)
         options.isCancelled = isCancelled
-        let matching = try matcher.match(keyChunks: chunks, options: options)
-        try chunks.checkRead()
+        // Matching reads each new file as soon as it is verified, the newest first, while the others are still
+        // being verified; its result is used only once every file has verified.
+        let streamed = StreamedSources(run: run, fileCount: files.count, cached: cachedHashes.reversed())
+        let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest)
+        let streamedMatching = Result { () throws(ENError) -> ENMatchingResult in
+            try matcher.match(keyChunks: chunks, options: options)
+        }
+        run.waitUntilFinished()
+        let verified = try run.verifiedFiles()
         try checkCancellation()
+        var matching = try streamedMatching.get()
+        try chunks.checkRead()
+        if streamed.readDuplicate {
+            // The same export.bin given twice was read at its last place (the first read); the rule keeps its first
+            // place, which decides which of two files with the same key data wins: match again in that order.
+            let newHashes = Set(verified.map(\.hash))
+            var sources: [KeySource] =
+                cachedHashes.filter { !newHashes.contains($0) }.map { .cached($0) } + verified.map { .new($0) }
+            sources.reverse()
+            let exact = KeyChunks(sources: sources, store: store, oldest: oldest)
+            matching = try matcher.match(keyChunks: exact, options: options)
+            try exact.checkRead()
+            try checkCancellation()
+        }
 
         let stored = Self.score(matching.matches, configuration: configuration, apiVersion: apiVersion, now: now)
         try checkCancellation()
@@ -127,31 +148,27 @@ struct ExposureDetector: Sendable {
         }
     }
 
-    /// Reads and verifies every file, on the matching threads; the same `export.bin` twice is kept once (its
-    /// first appearance), and the first file in the given order that fails decides the error. The verified
-    /// bytes stay in memory up to ``ENLimits/detectionMemoryBudget``; the others go to `spill`.
-    private func verify(_ files: [DiagnosisKeyFile], spill: ExportBinarySpill) throws(ENError) -> [VerifiedFile] {
-        let run = VerificationRun(fileCount: files.count, budget: environment.limits.detectionMemoryBudget)
+    /// Starts reading and verifying every file on a thread of its own and returns at once: as many threads as
+    /// matching uses take the files in the order matching reads them (the last given first) and record each
+    /// outcome in `run`, which ``VerificationRun/finish()`` ends. The verified bytes stay in memory up to
+    /// ``ENLimits/detectionMemoryBudget``; the others go to `spill`.
+    private func startVerification(_ files: [DiagnosisKeyFile], run: VerificationRun, spill: ExportBinarySpill) {
         let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys)
         let threads = max(1, min(files.count, Self.matchingThreadCount(environment.limits)))
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
-            while let index = run.nextIndex() {
-                let outcome = Result { () throws(ENError) -> VerifiedFile in
-                    try verify(files[index], index: index, verifier: verifier, run: run, spill: spill)
+        let detector = self
+        let thread = Thread {
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                while let index = run.nextIndex() {
+                    let outcome = Result { () throws(ENError) -> VerifiedFile in
+                        try detector.verify(files[index], index: index, verifier: verifier, run: run, spill: spill)
+                    }
+                    run.record(outcome, at: index)
                 }
-                run.record(outcome, at: index)
             }
+            run.finish()
         }
-        var verified: [VerifiedFile] = []
-        var seen = Set<Data>()
-        for outcome in run.outcomes {
-            // Every file before the first failure was verified: the failure comes before any gap.
-            guard let outcome else { break }
-            let file = try outcome.get()
-            guard seen.insert(file.hash).inserted else { continue }
-            verified.append(file)
-        }
-        return verified
+        thread.stackSize = 8 << 20
+        thread.start()
     }
 
     /// Reads and verifies one file, and keeps its `export.bin` in memory or in `spill`.
@@ -208,26 +225,31 @@ struct VerifiedFile: Sendable {
     }
 }
 
-/// What the threads verifying one detection's files share: the next file to take, the memory budget left and
-/// each file's outcome. After a failure no file after it is started.
+/// What the threads verifying one detection's files share with the matching that reads them: the next file to take
+/// (the last given first, the order matching reads them), the memory budget left, and each file's outcome, which
+/// a reader can wait for.
 final class VerificationRun: Sendable {
+    private struct State {
+        var results: [Result<VerifiedFile, ENError>?]
+        var finished = false
+    }
+
     private let fileCount: Int
     private let next = Atomic(0)
-    private let firstFailure = Atomic(Int.max)
     private let budgetLeft: Atomic<Int>
-    private let results: Locked<[Result<VerifiedFile, ENError>?]>
+    private let state: Locked<State>
 
     init(fileCount: Int, budget: Int) {
         self.fileCount = fileCount
         budgetLeft = Atomic(budget)
-        results = Locked(Array(repeating: nil, count: fileCount))
+        state = Locked(State(results: Array(repeating: nil, count: fileCount)))
     }
 
-    /// The next file to verify, or `nil` when all are taken or one before it failed.
+    /// The next file to verify, the last given first; `nil` when all are taken.
     func nextIndex() -> Int? {
-        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        guard index < fileCount, index < firstFailure.load(ordering: .relaxed) else { return nil }
-        return index
+        let position = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard position < fileCount else { return nil }
+        return fileCount - 1 - position
     }
 
     /// Takes `bytes` from the memory budget; false (and nothing taken) when they do not fit.
@@ -242,13 +264,99 @@ final class VerificationRun: Sendable {
         return false
     }
 
+    /// Records the outcome of the file at `index` and wakes whoever waits for it.
     func record(_ outcome: Result<VerifiedFile, ENError>, at index: Int) {
-        if case .failure = outcome { firstFailure.min(index, ordering: .relaxed) }
-        results.withLock { $0[index] = outcome }
+        state.withLockNotifyingAll { $0.results[index] = outcome }
     }
 
-    /// Each file's outcome, in the given order; `nil` for files not started after a failure.
-    var outcomes: [Result<VerifiedFile, ENError>?] { results.withLock { $0 } }
+    /// Marks the verification over (every file taken has its outcome).
+    func finish() {
+        state.withLockNotifyingAll { $0.finished = true }
+    }
+
+    /// The outcome of the file at `index`, once it is known; `nil` when the verification ended without it.
+    func outcome(at index: Int) -> Result<VerifiedFile, ENError>? {
+        state.withLock(when: { $0.results[index] != nil || $0.finished }) { $0.results[index] }
+    }
+
+    /// Waits until the verification is over.
+    func waitUntilFinished() {
+        state.withLock(when: \.finished) { _ in }
+    }
+
+    /// The verified files in the given order, each `export.bin` once (its first appearance), once the
+    /// verification is over.
+    ///
+    /// - Throws: the error of the first file in the given order that failed.
+    func verifiedFiles() throws(ENError) -> [VerifiedFile] {
+        waitUntilFinished()
+        var verified: [VerifiedFile] = []
+        var seen = Set<Data>()
+        for outcome in state.withLock({ $0.results }) {
+            guard let outcome else { throw ENError(.internal, "a key file was left unverified") }
+            let file = try outcome.get()
+            guard seen.insert(file.hash).inserted else { continue }
+            verified.append(file)
+        }
+        return verified
+    }
+}
+
+/// The sources one detection's matching reads while its new files are still being verified: the new files in the
+/// order they are verified (the last given first), each as soon as it has verified, then the cached files that are
+/// not among them. The first file that failed ends the sources (the detection then throws its error). An
+/// `export.bin` already read is skipped, and ``readDuplicate`` says so.
+final class StreamedSources: Sendable {
+    private struct State {
+        var position = 0
+        var cachedPosition = 0
+        var read = Set<Data>()
+        var duplicate = false
+    }
+
+    private let run: VerificationRun
+    private let fileCount: Int
+    private let cached: [Data]
+    private let state = Locked(State())
+
+    /// `cached`: the cached files' hashes in the order to read them.
+    init(run: VerificationRun, fileCount: Int, cached: [Data]) {
+        self.run = run
+        self.fileCount = fileCount
+        self.cached = cached
+    }
+
+    /// Whether a new file's `export.bin` came twice.
+    var readDuplicate: Bool { state.withLock { $0.duplicate } }
+
+    /// The `position`-th source; called in order, from 0.
+    @Sendable func next(_ position: Int) -> KeySource? {
+        while true {
+            let newPosition = state.withLock { (state: inout State) -> Int? in
+                state.position < fileCount ? state.position : nil
+            }
+            if let newPosition {
+                // Waits, without holding the state, for the file's verification.
+                guard case .success(let file)? = run.outcome(at: fileCount - 1 - newPosition) else { return nil }
+                let fresh = state.withLock { (state: inout State) -> Bool in
+                    state.position += 1
+                    if state.read.insert(file.hash).inserted { return true }
+                    state.duplicate = true
+                    return false
+                }
+                if fresh { return .new(file) }
+                continue
+            }
+            return state.withLock { (state: inout State) -> KeySource? in
+                while state.cachedPosition < cached.count {
+                    let hash = cached[state.cachedPosition]
+                    state.cachedPosition += 1
+                    if !state.read.contains(hash) { return .cached(hash) }
+                }
+                return nil
+            }
+        }
+    }
 }
 
 /// Where the matcher's keys come from: a file cached by an earlier detection, or a file of this one.
@@ -260,15 +368,21 @@ enum KeySource: Sendable {
 /// The keys of the sources, file by file, in chunks; each file's revised keys before its keys. Reading stops at
 /// the first error, which ``checkRead()`` then throws.
 final class KeyChunks: Sequence, Sendable {
-    private let sources: [KeySource]
+    private let source: @Sendable (Int) -> KeySource?
     private let store: ENStore
     private let oldest: ENIntervalNumber
     private let failure = Locked<ENError?>(nil)
 
-    init(sources: [KeySource], store: ENStore, oldest: ENIntervalNumber) {
-        self.sources = sources
+    /// Chunks of the sources `source` gives by position (from 0, in order; `nil` after the last).
+    init(source: @escaping @Sendable (Int) -> KeySource?, store: ENStore, oldest: ENIntervalNumber) {
+        self.source = source
         self.store = store
         self.oldest = oldest
+    }
+
+    /// Chunks of `sources`, in order.
+    convenience init(sources: [KeySource], store: ENStore, oldest: ENIntervalNumber) {
+        self.init(source: { $0 < sources.count ? sources[$0] : nil }, store: store, oldest: oldest)
     }
 
     func makeIterator() -> AnyIterator<[ENTemporaryExposureKey]> {
@@ -290,8 +404,8 @@ final class KeyChunks: Sequence, Sendable {
                         if chunk.isEmpty { continue }
                         return chunk
                     }
-                    guard sourceIndex < self.sources.count else { return nil }
-                    let binary = try self.exportBinary(of: self.sources[sourceIndex])
+                    guard let next = self.source(sourceIndex) else { return nil }
+                    let binary = try self.exportBinary(of: next)
                     sourceIndex += 1
                     let scanner = try ENExportKeyScanner(exportBinary: binary)
                     sections = [

@@ -158,6 +158,27 @@ struct DetectionTests {
     }
 
     @Test(
+        "a file given twice keeps its first place: a revision given between its two copies still wins",
+        arguments: DetectionTests.memoryBudgets)
+    func duplicateKeepsItsFirstPlace(memoryBudget: Int) async throws {
+        let scenario = try await DetectionScenario(limits: ENLimits(detectionMemoryBudget: memoryBudget))
+        defer { scenario.directory.cleanUp() }
+        try scenario.encounter()
+        let keys = try await scenario.releasedKeys(reportType: .selfReported)
+        let original = try scenario.writeZip(keys, name: "original.zip")
+        let copy = scenario.directory.url.appendingPathComponent("copy.zip")
+        try FileManager.default.copyItem(at: original, to: copy)
+        let revision = try scenario.writeZip(
+            [], revisedKeys: keys.map { $0.reported(as: .confirmedTest) }, name: "revision.zip")
+        scenario.detectAt()
+        // Read newest first, the copy (last given) would be read before the revision; its place is the original's.
+        let summary = try await scenario.detect([original, revision, copy])
+        let windows = try await scenario.manager.getExposureWindows(summary: summary)
+        #expect(windows.map(\.diagnosisReportType) == [.confirmedTest])
+        #expect(try scenario.recordCounts().processedKeyFiles == 2)
+    }
+
+    @Test(
         "a bare .bin/.sig pair reads as the zip does; the same export.bin twice counts once",
         arguments: DetectionTests.memoryBudgets)
     func bareLayoutAndDuplicates(memoryBudget: Int) async throws {
