@@ -79,7 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let controlled { clock = { controlled.now } } else { clock = { Date() } }
         try await options.withServer(clock: clock, logger: logger) { exporter, publish in
             let http = KeyServerHTTP(exporter: exporter, publish: publish, logger: logger, testClock: controlled)
-            _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { _ in
+            _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) {
+                bound in
+                logger.notice("enserver listening on http://\(host):\(bound)")
                 if interval > 0 {
                     await http.exportLoop(every: interval)
                 } else {

@@ -53,6 +53,11 @@ public struct ExternalTool: Sendable {
                 ?? Bundle.main.bundleURL.appendingPathComponent("entool").path)
     }
 
+    /// This package's `enserver`, built beside the test bundle.
+    public static var enserver: ExternalTool {
+        ExternalTool(name: "enserver", at: Bundle.main.bundleURL.appendingPathComponent("enserver").path)
+    }
+
     /// Whether the program is installed.
     public var isAvailable: Bool { path != nil }
 

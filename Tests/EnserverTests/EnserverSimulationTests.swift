@@ -120,6 +120,62 @@ struct EnserverSimulationTests {
         #expect(inProcess.devices[1].notifiedOnDay == b.notifiedOnDay)
     }
 
+    @Test(
+        "the sample story against the `enserver` executable started with --test-clock, over loopback",
+        .enabled(if: ExternalTool.enserver.isAvailable))
+    func sampleStoryAgainstTheExecutable() async throws {
+        let scenario = ENScenario.sampleStory()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let signingKey = try P256SigningKey()
+        let pem = directory.path("signing.pem")
+        try signingKey.pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
+        let output = directory.url.appendingPathComponent("enserver.log")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let log = try FileHandle(forWritingTo: output)
+        // Output to a file, not a pipe: the test reads it while the server runs.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(ExternalTool.enserver.path))
+        process.arguments = [
+            "serve", "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem,
+            "--key-id", "310", "--health-authority-id", "sim", "--export-root", "exposureKeyExport-US",
+            "--test-clock", "2020-04-01T00:00:00Z", "--port", "0",
+        ]
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            try? log.close()
+        }
+        // The port it bound, from its "listening on" line.
+        var port: Int?
+        for _ in 0..<300 where port == nil {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "listening on http://127.0.0.1:") {
+                port = Int(text[range.upperBound...].prefix(while: \.isNumber))
+            }
+            if port == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let bound = try #require(port, "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        let remote = ENSimulation.RemoteKeyServer(
+            serverURL: try #require(URL(string: "http://127.0.0.1:\(bound)")), exportRoot: "exposureKeyExport-US",
+            healthAuthorityID: "sim",
+            verificationKey: ENExportVerificationKey(
+                keyID: "310", keyVersion: "v1", publicKey: try signingKey.publicKey),
+            region: "US")
+        let report = try await ENSimulation(scenario: scenario, keyServer: .remote(remote)).run()
+        #expect(report.notifiedDevices == ["B"])
+        #expect(report.devices[1].notifiedOnDay == 2)
+        #expect(report.keysAccepted == report.devices[0].keysShared)
+        // SIGTERM stops it gracefully.
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
     @Test("a random town against a live server notifies the devices the in-process server notifies")
     func randomTownOverHTTP() async throws {
         let scenario = ENScenario.randomTown(devices: 12, days: 4, seed: 7)
