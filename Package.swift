@@ -52,8 +52,14 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // zlib, for the zip container of export files (inflate, deflate, CRC-32).
+        // zlib, for writing the zip container of export files (deflate, in parallel pieces).
         .systemLibrary(name: "CENZlib", providers: [.apt(["zlib1g-dev"])]),
+        // libdeflate, for reading it (inflate, twice zlib's speed) and for its CRC-32.
+        .systemLibrary(
+            name: "CENDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
+        ),
         // Hand-written multi-buffer SHA-256 / wide AES for the matcher. No unsafe flags (they would make the
         // package unusable as a dependency): CPU features are enabled per function and dispatched at run time.
         .target(name: "CENMatchingKernel", dependencies: ["CLibCrypto"]),
@@ -61,7 +67,7 @@ let package = Package(
         // MARK: Library modules, bottom to top
         .target(name: "ENCore"),
         .target(name: "ENCrypto", dependencies: ["ENCore", "CLibCrypto"]),
-        .target(name: "ENExportFormat", dependencies: ["ENCore", "ENCrypto", "CENZlib"], exclude: ["Protos"]),
+        .target(name: "ENExportFormat", dependencies: ["ENCore", "ENCrypto", "CENDeflate", "CENZlib"], exclude: ["Protos"]),
         .target(name: "ENMatching", dependencies: ["ENCore", "ENCrypto", "CENMatchingKernel"]),
         .target(name: "ENRiskV1", dependencies: ["ENCore"]),
         .target(name: "ENRiskV2", dependencies: ["ENCore"]),

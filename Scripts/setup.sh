@@ -4,14 +4,15 @@
 #
 #   libssl-dev      OpenSSL 3 libcrypto headers (ENCrypto)            pkg-config: libcrypto
 #   libsqlite3-dev  SQLite (ENStore, through GRDB)                    pkg-config: sqlite3
-#   zlib1g-dev      zlib (reading export zips; ZIPFoundation's deflate) pkg-config: zlib
-#   pkg-config      how SwiftPM finds the three above
+#   zlib1g-dev      zlib (writing export zips: deflate)               pkg-config: zlib
+#   libdeflate-dev  libdeflate (reading export zips: inflate, CRC-32)   pkg-config: libdeflate
+#   pkg-config      how SwiftPM finds the four above
 #   openssl         the command-line tool the tests use as an outside signature verifier
 #   protobuf-compiler  protoc, which the tests use as an outside decoder of written export files
 #   postgresql      a local PostgreSQL on loopback for the key server's tests, started by Scripts/postgres.sh
 #                   (skipped when ENKEYSERVER_TEST_POSTGRES=skip)
 #
-# On macOS, install OpenSSL with `brew install openssl@3` and set PKG_CONFIG_PATH to its lib/pkgconfig.
+# On macOS, install OpenSSL and libdeflate with `brew install openssl@3 libdeflate` and set PKG_CONFIG_PATH to its lib/pkgconfig.
 set -euo pipefail
 
 if [ "$(uname -s)" != "Linux" ]; then
@@ -24,6 +25,7 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 have_pc libcrypto || missing+=(libssl-dev)
 have_pc sqlite3 || missing+=(libsqlite3-dev)
 have_pc zlib || missing+=(zlib1g-dev)
+have_pc libdeflate || missing+=(libdeflate-dev)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
 

@@ -1,55 +1,22 @@
 #ifndef CENZLIB_SHIM_H
 #define CENZLIB_SHIM_H
 
-// zlib for export files: one-shot raw-DEFLATE inflation into a buffer of known size, one-shot raw-DEFLATE
-// compression, and CRC-32. (inflateInit2 and deflateInit2 are macros, which Swift cannot call; this wraps them.)
+// zlib for writing export files: raw-DEFLATE compression of a whole buffer or of one piece of a stream cut
+// into pieces compressed in parallel. (deflateInit2 is a macro, which Swift cannot call; this wraps it.)
+// Reading inflates with libdeflate (CENDeflate), which is twice as fast but cannot end a piece with a sync flush.
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <zlib.h>
 
-/// What CENZlib_inflate_raw found.
+/// What CENZlib_deflate_raw did.
 typedef enum {
-    /// The stream ended; `*produced` bytes were written.
+    /// The piece was compressed; `*produced` bytes were written.
     CENZLIB_OK = 0,
-    /// The output buffer filled before the stream ended: the data inflates to more than `capacity` bytes.
-    CENZLIB_OVERRUN = 1,
-    /// The input is not valid DEFLATE data.
-    CENZLIB_DATA_ERROR = 2,
-    /// The input ended before the DEFLATE stream did.
-    CENZLIB_TRUNCATED = 3,
-    /// zlib could not allocate its state, or another zlib error.
-    CENZLIB_FAILED = 4,
+    /// zlib could not allocate its state, the level or a length is out of range, or the output is too small.
+    CENZLIB_FAILED = 1,
 } CENZlib_status;
-
-/// Inflates the raw DEFLATE stream `input` (no zlib or gzip header) into `output`, writing at most
-/// `capacity` bytes. Lengths above 4 GiB are refused as CENZLIB_FAILED (zip files without ZIP64 cannot have them).
-static inline CENZlib_status CENZlib_inflate_raw(const void *input, size_t input_length, void *output,
-                                                 size_t capacity, size_t *produced) {
-    *produced = 0;
-    if (input_length > 0xFFFFFFFFu || capacity > 0xFFFFFFFFu) return CENZLIB_FAILED;
-    z_stream stream;
-    memset(&stream, 0, sizeof stream);
-    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) return CENZLIB_FAILED;
-    stream.next_in = (Bytef *)(uintptr_t)input;
-    stream.avail_in = (uInt)input_length;
-    stream.next_out = (Bytef *)output;
-    stream.avail_out = (uInt)capacity;
-    const int result = inflate(&stream, Z_FINISH);
-    *produced = (size_t)stream.total_out;
-    inflateEnd(&stream);
-    switch (result) {
-    case Z_STREAM_END: return CENZLIB_OK;
-    case Z_DATA_ERROR: return CENZLIB_DATA_ERROR;
-    case Z_BUF_ERROR:
-    case Z_OK:
-        // No progress possible: either the output is full (more data would follow) or the input ran out.
-        return stream.avail_out == 0 ? CENZLIB_OVERRUN : CENZLIB_TRUNCATED;
-    case Z_MEM_ERROR: return CENZLIB_FAILED;
-    default: return CENZLIB_DATA_ERROR;
-    }
-}
 
 /// The most bytes CENZlib_deflate_raw can produce from `input_length` bytes with Z_FINISH: zlib's deflateBound
 /// without a stream, which is its conservative bound for every level and setting (a sync flush adds at most a
@@ -92,18 +59,6 @@ static inline CENZlib_status CENZlib_deflate_raw(const void *input, size_t input
                               : result == Z_OK && stream.avail_in == 0 && stream.avail_out > 0;
     deflateEnd(&stream);
     return complete ? CENZLIB_OK : CENZLIB_FAILED;
-}
-
-/// CRC-32 (the zip one) of `length` bytes, continuing from `crc` (0 to start).
-static inline unsigned long CENZlib_crc32(unsigned long crc, const void *bytes, size_t length) {
-    const Bytef *p = (const Bytef *)bytes;
-    while (length > 0) {
-        const uInt chunk = length > 0x40000000u ? 0x40000000u : (uInt)length;
-        crc = crc32(crc, p, chunk);
-        p += chunk;
-        length -= chunk;
-    }
-    return crc;
 }
 
 #endif

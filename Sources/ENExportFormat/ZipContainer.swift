@@ -1,9 +1,10 @@
+internal import CENDeflate
 internal import CENZlib
 import ENCore
 import Foundation
 
-/// The zip container of an export file, on zlib: reading (bounds-checked directory, one-call inflation, the
-/// limits applied) and writing (one-call deflation, local headers, central directory).
+/// The zip container of an export file: reading (bounds-checked directory, one-call inflation with libdeflate, the
+/// limits applied) and writing (deflation with zlib, in parallel pieces; local headers, central directory).
 enum ZipContainer {
     /// Whether `data` starts with a zip local-file or end-of-central-directory signature.
     static func looksLikeZip(_ data: Data) -> Bool {
@@ -61,9 +62,9 @@ enum ZipContainer {
         return (bin, sig)
     }
 
-    /// Inflates one entry in a single zlib call into a buffer of its declared size (plus one byte, to notice
-    /// more): a declared size over `limit` is refused before anything is allocated, and inflation stops as
-    /// soon as the output passes the declared size. The CRC-32 must match the central directory's.
+    /// Inflates one entry in a single libdeflate call into a buffer of its declared size: a declared size over
+    /// `limit` is refused before anything is allocated, and inflation stops as soon as the output would pass the
+    /// declared size. The CRC-32 must match the central directory's.
     private static func extract(_ entry: ZipDirectory.Entry, from data: Data, limit: Int) throws(ENError) -> Data {
         let declared = entry.uncompressedSize
         guard declared <= UInt64(limit) else {
@@ -82,39 +83,31 @@ enum ZipContainer {
             }
             output = Data(data[(data.startIndex + compressed.lowerBound)..<(data.startIndex + compressed.upperBound)])
         } else {
-            output = Data(count: bound + 1)
+            output = Data(count: bound)
             var produced = 0
             let status = try data.withBytes { input in
                 output.withUnsafeMutableBytes { out in
-                    CENZlib_inflate_raw(
-                        input.baseAddress! + compressed.lowerBound, compressed.count, out.baseAddress!, out.count,
-                        &produced)
+                    // An empty output may have no base address; libdeflate writes nothing with a zero capacity.
+                    CENDeflate_inflate_raw(
+                        input.baseAddress! + compressed.lowerBound, compressed.count,
+                        out.baseAddress ?? UnsafeMutableRawPointer(mutating: input.baseAddress!), out.count, &produced)
                 }
             }
             switch status {
-            case CENZLIB_OK:
+            case CENDEFLATE_OK:
                 break
-            case CENZLIB_OVERRUN:
+            case CENDEFLATE_OVERRUN:
                 throw .badFormat(
                     "zip entry inflates to more than its declared \(declared) bytes (a zip bomb?)",
                     context: .init(section: entry.name, field: "uncompressed size"))
-            case CENZLIB_TRUNCATED:
+            case CENDEFLATE_BAD_DATA:
                 throw .badFormat(
-                    "zip entry cannot be inflated (its DEFLATE data is truncated)",
-                    context: .init(section: entry.name, field: "file data"))
-            case CENZLIB_DATA_ERROR:
-                throw .badFormat(
-                    "zip entry cannot be inflated (invalid DEFLATE data)",
+                    "zip entry cannot be inflated (invalid or truncated DEFLATE data)",
                     context: .init(section: entry.name, field: "file data"))
             default:
                 throw .badFormat(
-                    "zip entry cannot be inflated (zlib failed)",
+                    "zip entry cannot be inflated (libdeflate could not allocate its state)",
                     context: .init(section: entry.name, field: "file data"))
-            }
-            guard produced <= bound else {
-                throw .badFormat(
-                    "zip entry inflates to more than its declared \(declared) bytes (a zip bomb?)",
-                    context: .init(section: entry.name, field: "uncompressed size"))
             }
             output.count = produced
         }
@@ -123,7 +116,7 @@ enum ZipContainer {
                 "zip entry inflates to \(output.count) bytes, declared \(declared)",
                 context: .init(section: entry.name, field: "uncompressed size"))
         }
-        let checksum = output.withUnsafeBytes { UInt32(truncatingIfNeeded: CENZlib_crc32(0, $0.baseAddress, $0.count)) }
+        let checksum = output.withUnsafeBytes { CENDeflate_crc32(0, $0.baseAddress, $0.count) }
         guard checksum == entry.checksum else {
             throw .badFormat("zip entry fails its CRC-32 check", context: .init(section: entry.name, field: "crc-32"))
         }
@@ -190,7 +183,7 @@ enum ZipContainer {
     ) throws(ENError) -> (size: Int, checksum: UInt32) {
         // An empty input may have no base address; zlib takes any pointer with a zero length.
         let source = input.baseAddress ?? UnsafeRawPointer(output.baseAddress!)
-        let checksum = UInt32(truncatingIfNeeded: CENZlib_crc32(0, source, input.count))
+        let checksum = CENDeflate_crc32(0, source, input.count)
         let pieceCount = max(1, (input.count + deflatePieceSize - 1) / deflatePieceSize)
         if pieceCount == 1 {
             var produced = 0
