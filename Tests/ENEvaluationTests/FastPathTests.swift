@@ -122,13 +122,13 @@ struct FastPathTests {
     func randomDecisions(platform: ENScoringPlatform) throws {
         var random = SeededRandomNumberGenerator.forTest(defaultSeed: platform == .apple ? 0xFA57 : 0xA4D2)
         let request = ENEvaluationRequest(now: Self.now, platform: platform)
-        let encounters = (0..<300).map { Self.randomEncounter($0, &random) }
-        let configurations = (0..<40).map { Self.randomConfiguration($0, &random) }
+        let encounters = (0..<TestScale.pick(300, reduced: 120)).map { Self.randomEncounter($0, &random) }
+        let configurations = (0..<TestScale.pick(40, reduced: 12)).map { Self.randomConfiguration($0, &random) }
         // Only the encounters every window of which has metadata: the others throw (tested elsewhere).
         let scorable = encounters.filter { encounter in
             Self.straightforward(encounter, configurations[0], request) != nil
         }
-        #expect(scorable.count > 100)
+        #expect(scorable.count > encounters.count / 3)
         let results = try ENEvaluator.evaluate(scorable, configurations: configurations, request: request)
         #expect(results.map(\.name) == configurations.map(\.name))
         var compared = 0

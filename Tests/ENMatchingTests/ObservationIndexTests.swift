@@ -75,7 +75,7 @@ struct ObservationIndexTests {
         var generator = SeededRandomNumberGenerator.forTest(defaultSeed: 0x1D)
         let base = TestData.day
         var intervals: [UInt32] = []
-        for _ in 0..<3_000 {
+        for _ in 0..<TestScale.pick(3_000, reduced: 1_000) {
             let day = UInt32.random(in: 0..<14, using: &generator)
             guard day % 3 != 1 else { continue }  // whole days without sightings
             intervals.append(base + 144 * day + UInt32.random(in: 40..<110, using: &generator))
@@ -96,7 +96,9 @@ struct ObservationIndexTests {
     @Test("far-apart clocks (binary search), values differing in every byte")
     func wideSpan() throws {
         var generator = SeededRandomNumberGenerator.forTest(defaultSeed: 0x3F)
-        var intervals = (0..<2_000).map { _ in UInt32.random(in: 0...(1 << 31), using: &generator) }
+        var intervals = (0..<TestScale.pick(2_000, reduced: 700)).map { _ in
+            UInt32.random(in: 0...(1 << 31), using: &generator)
+        }
         intervals += [0, 1, 1 << 24, TestData.day, TestData.day + 5]
         intervals.shuffle(using: &generator)
         try Self.check(intervals, generator: &generator)

@@ -63,14 +63,17 @@ struct ReferenceAgreementTests {
 
     /// Dense (random noise over all 3 days) and sparse (only the planted sightings, so most keys derive part of
     /// their validity or nothing).
-    @Test("random data sets", arguments: [(1, false), (2, false), (3, true), (4, true)] as [(UInt64, Bool)])
+    @Test(
+        "random data sets",
+        arguments: TestScale.pick(
+            [(1, false), (2, false), (3, true), (4, true)], reduced: [(1, false), (3, true)]) as [(UInt64, Bool)])
     func randomAgreement(seed: UInt64, sparse: Bool) throws {
         let (chunks, sightings) = try Self.dataSet(seed: seed, sparse: sparse)
         let expected = try ReferenceMatcher.match(chunks: chunks, sightings: sightings)
         #expect(expected.count > 40, "the data set should plant many in-window sightings")
         let matcher = try ENMatcher(sightings: sightings)
         for kernel in ENMatchingKernel.supported {
-            for threads in [1, 2, 3] {
+            for threads in TestScale.pick([1, 2, 3], reduced: [1, 2]) {
                 let configurations = [
                     (1, false, true), (37, true, false), (37, false, true), (65_536, false, false),
                     (65_536, true, true),
