@@ -10,7 +10,8 @@ import Foundation
 /// framework's store, as an app runs it (`detectExposures(configuration:diagnosisKeyURLs:)`), then again from
 /// the cache (`detectExposures(configuration:)`), on 1 thread and on all cores, with peak memory. Beside each
 /// cold row, the bare matcher on the same files (`ENMatcher` streaming the files itself, as the matching suite
-/// does) in the same run, so that the facade's cost is a ratio measured here. Every row is gated: the planted
+/// does) in the same rounds, so that the facade's cost is a ratio measured here (`--iterations` rounds after a
+/// warm-up, each row's median and best; the ratios are medians of the rounds' ratios). Every row is gated: the planted
 /// sightings must give exposure windows and the decoys none.
 let detectionBenchmarkSuite = BenchmarkSuite(name: "detection") { context, report in
     let sizes = context.quick ? [100_000] : [1_000_000, 5_000_000]
@@ -52,33 +53,36 @@ enum DetectionBenchmark {
         let expectedKeys = set.plantedKeys
 
         for threads in MatchingBenchmark.threadCounts(context) {
-            // The bare matcher on the same files, same thread count, same run.
-            context.log("detection \(label): bare matcher, threads=\(threads)")
-            let bareCPUStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
-            let bare = try measure(iterations: 1, operations: keys) {
-                let matcher = try ENMatcher(sightings: sightings)
-                let result = try matcher.match(
-                    keyChunks: files.keyChunks(), options: ENMatchingOptions(threadCount: threads))
-                try files.checkRead()
-                blackHole(result)
-            }
-            // measure() runs the body twice (a warm-up, then the sample).
-            let bareCPU = (cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - bareCPUStart) / 2 * 1e9 / Double(keys)
-            report.add(
-                BenchmarkResult(
-                    suite: "detection", name: "\(label) bare matcher from files \(threads)T", unit: "key",
-                    best: bare.best, median: bare.median,
-                    details: ["threads": "\(threads)", "cpu_ns_per_key": String(format: "%.0f", bareCPU)]))
-
+            // Rounds of three samples in turn: the bare matcher on the same files with the same thread count, a
+            // fresh device detecting from the files, then from its cache. The facade's cost is the median of the
+            // rounds' ratios, so that a drift of the machine's speed between rows moves both sides of a ratio.
+            // The first round warms up (not in quick runs).
+            let rounds = context.quick ? 1 : max(1, context.iterations) + 1
+            context.log("detection \(label): threads=\(threads), \(rounds) rounds")
+            var bareSamples: [Double] = []
+            var bareCPU: [Double] = []
             var coldSamples: [Double] = []
             var cachedSamples: [Double] = []
             var coldCPU: [Double] = []
             var cachedCPU: [Double] = []
+            var coldRatios: [Double] = []
+            var coldCPURatios: [Double] = []
             var coldPeak = 0
             var cachedPeak = 0
             var windows = 0
-            for sample in 0..<2 {
-                // A fresh device for every sample: its store in a directory of its own, its sightings in place.
+            let clock = ContinuousClock()
+            for round in 0..<rounds {
+                let bareCPUStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
+                let bare = try clock.measure {
+                    let matcher = try ENMatcher(sightings: sightings)
+                    let result = try matcher.match(
+                        keyChunks: files.keyChunks(), options: ENMatchingOptions(threadCount: threads))
+                    try files.checkRead()
+                    blackHole(result)
+                }
+                let bareCPUSeconds = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - bareCPUStart
+
+                // A fresh device for every round: its store in a directory of its own, its sightings in place.
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "enbench-detection-\(UUID().uuidString)")
                 defer { try? FileManager.default.removeItem(at: directory) }
@@ -94,7 +98,6 @@ enum DetectionBenchmark {
                 }
                 let urls = files.files
                 MatchingBenchmark.resetPeakResident()
-                let clock = ContinuousClock()
                 var summary: ENExposureDetectionSummary?
                 let coldCPUStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
                 let cold = try clock.measure {
@@ -118,34 +121,49 @@ enum DetectionBenchmark {
                     report.fail("detection \(label): the cache gives another summary than the files")
                 }
                 manager.invalidate()
-                if sample == 0 && !context.quick { continue }  // the first sample warms up
+                if round == 0 && !context.quick { continue }  // the first round warms up
+                let perKey = { (seconds: Double) in seconds * 1e9 / Double(keys) }
+                bareSamples.append(nanoseconds(bare) / Double(keys))
+                bareCPU.append(perKey(bareCPUSeconds))
                 coldSamples.append(nanoseconds(cold) / Double(keys))
                 cachedSamples.append(nanoseconds(cached) / Double(keys))
-                coldCPU.append(coldCPUSeconds * 1e9 / Double(keys))
-                cachedCPU.append(cachedCPUSeconds * 1e9 / Double(keys))
+                coldCPU.append(perKey(coldCPUSeconds))
+                cachedCPU.append(perKey(cachedCPUSeconds))
+                coldRatios.append(nanoseconds(cold) / nanoseconds(bare))
+                coldCPURatios.append(coldCPUSeconds / bareCPUSeconds)
             }
             if windows < expectedKeys {
                 report.fail("detection \(label): \(windows) exposure windows for \(expectedKeys) planted keys")
             }
+            let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+            report.add(
+                BenchmarkResult(
+                    suite: "detection", name: "\(label) bare matcher from files \(threads)T", unit: "key",
+                    best: bareSamples.min()!, median: median(bareSamples),
+                    details: [
+                        "threads": "\(threads)", "cpu_ns_per_key": String(format: "%.0f", median(bareCPU)),
+                        "rounds": "\(bareSamples.count)",
+                    ]))
             for (name, samples, cpu, peak) in [
                 ("cold, from files", coldSamples, coldCPU, coldPeak),
                 ("from the cache", cachedSamples, cachedCPU, cachedPeak),
             ] {
-                let sorted = samples.sorted()
-                let cpuMedian = cpu.sorted()[cpu.count / 2]
                 var details = [
                     "threads": "\(threads)", "windows": "\(windows)",
                     "peakRSS_MB": String(format: "%.0f", Double(peak) / 1_048_576),
-                    "files": "\(files.files.count)", "cpu_ns_per_key": String(format: "%.0f", cpuMedian),
+                    "files": "\(files.files.count)", "cpu_ns_per_key": String(format: "%.0f", median(cpu)),
+                    "rounds": "\(samples.count)",
                 ]
                 if name.hasPrefix("cold") {
-                    details["vs_bare"] = String(format: "%.2fx", sorted[sorted.count / 2] / bare.median)
-                    details["cpu_vs_bare"] = String(format: "%.2fx", cpuMedian / bareCPU)
+                    // The median of the rounds' ratios, and their range.
+                    details["vs_bare"] = String(
+                        format: "%.2fx (%.2f-%.2f)", median(coldRatios), coldRatios.min()!, coldRatios.max()!)
+                    details["cpu_vs_bare"] = String(format: "%.2fx", median(coldCPURatios))
                 }
                 report.add(
                     BenchmarkResult(
                         suite: "detection", name: "\(label) ENManager \(name) \(threads)T", unit: "key",
-                        best: sorted[0], median: sorted[sorted.count / 2], details: details))
+                        best: samples.min()!, median: median(samples), details: details))
                 if peak > 256 << 20 {
                     report.fail("detection \(label) \(name): peak RSS \(peak >> 20) MB exceeds 256 MB")
                 }
