@@ -116,7 +116,7 @@ enum ZipContainer {
                 "zip entry inflates to \(output.count) bytes, declared \(declared)",
                 context: .init(section: entry.name, field: "uncompressed size"))
         }
-        let checksum = output.withUnsafeBytes { CENDeflate_crc32(0, $0.baseAddress, $0.count) }
+        let checksum = output.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
         guard checksum == entry.checksum else {
             throw .badFormat("zip entry fails its CRC-32 check", context: .init(section: entry.name, field: "crc-32"))
         }
@@ -183,7 +183,7 @@ enum ZipContainer {
     ) throws(ENError) -> (size: Int, checksum: UInt32) {
         // An empty input may have no base address; zlib takes any pointer with a zero length.
         let source = input.baseAddress ?? UnsafeRawPointer(output.baseAddress!)
-        let checksum = CENDeflate_crc32(0, source, input.count)
+        let checksum = libdeflate_crc32(0, source, input.count)
         let pieceCount = max(1, (input.count + deflatePieceSize - 1) / deflatePieceSize)
         if pieceCount == 1 {
             var produced = 0
