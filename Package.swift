@@ -67,7 +67,8 @@ let package = Package(
         // MARK: Library modules, bottom to top
         .target(name: "ENCore"),
         .target(name: "ENCrypto", dependencies: ["ENCore", "CLibCrypto"]),
-        .target(name: "ENExportFormat", dependencies: ["ENCore", "ENCrypto", "CENDeflate", "CENZlib"], exclude: ["Protos"]),
+        .target(
+            name: "ENExportFormat", dependencies: ["ENCore", "ENCrypto", "CENDeflate", "CENZlib"], exclude: ["Protos"]),
         .target(name: "ENMatching", dependencies: ["ENCore", "ENCrypto", "CENMatchingKernel"]),
         .target(name: "ENRiskV1", dependencies: ["ENCore"]),
         .target(name: "ENRiskV2", dependencies: ["ENCore"]),
@@ -223,7 +224,7 @@ let package = Package(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENKeyServer", "ENSimulator", "ENTestSupport",
+                "ENKeyServer", "ENSimulator", "ENTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

@@ -7,7 +7,8 @@ store-v1.sqlite     a store written by schema v1 (the DDL is copied verbatim fro
 store-v2.sqlite     a store written by schemas v1 and v2 (FrameworkSchema.migrateV2, verbatim), with key-server rows
 store-v3.sqlite     the v2 store after schema v3 (FrameworkSchema.migrateV3: both groups of tables hold rows, so all
                     five are renamed legacy_*; the manager_state DDL verbatim), with a manager state set
-store-newer.sqlite  the same file after a migration this build does not know ("v3-from-the-future")
+store-v4.sqlite     the v3 store after schema v4 (FrameworkSchema.migrateV4, verbatim), with one cached key file
+store-newer.sqlite  the v1 file after a migration this build does not know ("v3-from-the-future")
 foreign.sqlite      a valid SQLite database that is not a store
 interrupted.sqlite  a first open killed after GRDB created its migrations table, before schema v1 committed
 """
@@ -19,6 +20,7 @@ os.chdir(os.path.join(root, 'Tests/ENTestSupport/Fixtures/store'))
 v1 = re.search(r'static func migrateV1.*?sql: """\n(.*?)"""', src, re.S).group(1)
 v2 = re.search(r'static func migrateV2.*?sql: """\n(.*?)"""', src, re.S).group(1)
 v3 = re.search(r'static func migrateV3.*?(CREATE TABLE manager_state.*?)"""', src, re.S).group(1)
+v4 = re.search(r'static func migrateV4.*?sql: """\n(.*?)"""', src, re.S).group(1)
 ref = 800000000.0  # a Date's timeIntervalSinceReferenceDate: 2026-05-09 06:13:20 UTC
 interval = int((ref + 978307200) // 600)
 start = (interval // 144) * 144
@@ -63,13 +65,23 @@ v3_lines = [
 ]
 sql_v3 = sql_v2 + "\n".join(v3_lines) + "\n"
 open('store-v3.sql', 'w').write(sql_v3)
-for name in ['store-v1.sqlite', 'store-v2.sqlite', 'store-v3.sqlite', 'store-newer.sqlite', 'foreign.sqlite',
+# Schema v4 on top: cached keys dropped, one cached key file (an export.bin header and a few bytes).
+v4_lines = [
+    "-- The same store after schema v4 (FrameworkSchema.migrateV4, copied verbatim), with one cached key file.",
+    "INSERT INTO grdb_migrations VALUES ('v4');",
+    v4.replace('\n                ', '\n').strip(),
+    f"INSERT INTO cached_key_files (hash, export_binary, cached_at) VALUES (x'{'5d' * 32}', x'{b'EK Export v1    '.hex()}0a0333313012', {ref + 60});",
+]
+sql_v4 = sql_v3 + "\n".join(v4_lines) + "\n"
+open('store-v4.sql', 'w').write(sql_v4)
+for name in ['store-v1.sqlite', 'store-v2.sqlite', 'store-v3.sqlite', 'store-v4.sqlite', 'store-newer.sqlite', 'foreign.sqlite',
              'interrupted.sqlite']:
     if os.path.exists(name):
         os.remove(name)
 subprocess.run(['sqlite3', 'store-v1.sqlite'], input=sql, text=True, check=True)
 subprocess.run(['sqlite3', 'store-v2.sqlite'], input=sql_v2, text=True, check=True)
 subprocess.run(['sqlite3', 'store-v3.sqlite'], input=sql_v3, text=True, check=True)
+subprocess.run(['sqlite3', 'store-v4.sqlite'], input=sql_v4, text=True, check=True)
 subprocess.run(['sqlite3', 'store-newer.sqlite'],
                input=sql + "INSERT INTO grdb_migrations VALUES ('v2'), ('v3-from-the-future');\n", text=True, check=True)
 subprocess.run(['sqlite3', 'foreign.sqlite'],

@@ -9,8 +9,9 @@ extension ENStoreUpdate where Store == ENStore {
     /// key files and a rate-limit ledger entry. Either all of it is stored or none of it.
     ///
     /// Each cached key file's `export.bin` is read (``ENCachedKeyFile/exportBinary``) inside the transaction,
-    /// one file at a time, and only when its hash is not cached yet; with a cipher it is sealed like the other
-    /// records.
+    /// one file at a time, and only when its hash is neither cached yet nor staged by
+    /// ``stageCachedKeyFiles(_:)``; with a cipher it is sealed like the other records. A staged `export.bin` is
+    /// adopted as it is, so that the transaction only adds a small row for it.
     ///
     /// - Returns: the stored detection's identifier.
     /// - Throws: `ENError.Code.rateLimited` when `record.rateLimit` is already reached (nothing is written);
@@ -23,6 +24,38 @@ extension ENStoreUpdate where Store == ENStore {
             try DetectionTables.validate(record)
             return try DetectionTables.insert(db, record, result, store.configuration.cipher)
         }
+    }
+
+    /// Writes the `export.bin` of key files that a detection still in progress is going to cache, each in the
+    /// store's own table for file contents, so that the detection's ``recordDetection(_:)`` only has to adopt
+    /// them: a detection stages its verified files while it is still matching, and its final transaction stays
+    /// small whatever the files' size.
+    ///
+    /// Staged contents are not part of the store's data until a recorded detection caches the same hash: no
+    /// query sees them, ``ENStoreQuery/recordCounts`` does not count them, and ``discardStagedKeyFiles``, the
+    /// retention sweep (``deleteExpiredRecords(now:)``, also run at open) and ``eraseAll`` delete them. Staging
+    /// is therefore only ever an optimisation: `recordDetection(_:)` writes any `export.bin` that is not
+    /// (or no longer) staged itself.
+    ///
+    /// A file already cached or staged is left as it is and its `export.bin` is not read.
+    ///
+    /// - Returns: how many files were written.
+    /// - Throws: `ENError.Code.badParameter` when a file's hash is not 32 bytes or its `export.bin` is empty;
+    ///   whatever a file's `exportBinary` throws. Nothing is written in these cases.
+    public static func stageCachedKeyFiles(_ files: [ENCachedKeyFile]) -> ENStoreUpdate<ENStore, Int> {
+        .init { store, db in
+            try DetectionTables.validateHashes(files)
+            let indexed = files.enumerated().map { (index: $0.offset, file: $0.element) }
+            return try DetectionTables.insertContents(db, indexed, store.configuration.cipher)
+        }
+    }
+
+    /// Deletes every staged `export.bin` that no recorded detection has cached (see
+    /// ``stageCachedKeyFiles(_:)``): what a cancelled or failed detection leaves behind.
+    ///
+    /// - Returns: how many were deleted.
+    public static var discardStagedKeyFiles: ENStoreUpdate<ENStore, Int> {
+        .init { _, db in try DetectionTables.deleteUnreferencedContents(db) }
     }
 
     /// Records a failed detection that counts toward the rate limit: adds a rate-limit ledger entry at `date`
@@ -62,7 +95,12 @@ extension ENStoreQuery where Store == ENStore {
         .init { store, db in
             guard
                 let stored = try Data.fetchOne(
-                    db, sql: "SELECT export_binary FROM cached_key_files WHERE hash = ?", arguments: [hash])
+                    db,
+                    sql: """
+                        SELECT key_file_contents.export_binary FROM cached_key_files
+                        JOIN key_file_contents ON key_file_contents.hash = cached_key_files.hash
+                        WHERE cached_key_files.hash = ?
+                        """, arguments: [hash])
             else { return nil }
             guard let cipher = store.configuration.cipher else { return stored }
             return try cipher.open(stored, authenticating: DetectionTables.cachedKeyFileContext(hash))
@@ -104,7 +142,8 @@ extension ENStoreQuery where Store == ENStore {
     }
 }
 
-/// The tables a detection writes: `detections`, `processed_key_files`, `cached_key_files`, `detection_ledger`.
+/// The tables a detection writes: `detections`, `processed_key_files`, `cached_key_files` with
+/// `key_file_contents`, `detection_ledger`.
 enum DetectionTables {
     struct StoredRow: Sendable {
         var id: Int64
@@ -139,7 +178,11 @@ enum DetectionTables {
         if record.processedKeyFileHashes.contains(where: \.isEmpty) {
             throw .badParameter("a processed key file's hash is empty")
         }
-        for (index, file) in record.cachedKeyFiles.enumerated() where file.hash.count != cachedKeyFileHashLength {
+        try validateHashes(record.cachedKeyFiles)
+    }
+
+    static func validateHashes(_ files: [ENCachedKeyFile]) throws(ENError) {
+        for (index, file) in files.enumerated() where file.hash.count != cachedKeyFileHashLength {
             throw .badParameter(
                 "a cached key file's hash is \(file.hash.count) bytes, expected \(cachedKeyFileHashLength) (SHA-256)",
                 context: ENError.Context(section: "cachedKeyFiles", index: index, field: "hash"))
@@ -183,15 +226,35 @@ enum DetectionTables {
         return id
     }
 
-    /// Caches each file not cached yet, reading its `export.bin` only then; a file already cached keeps its
-    /// contents and caching date.
+    /// Caches each file not cached yet: its `export.bin` is adopted when staged, otherwise read and written
+    /// (only then); a file already cached keeps its contents and caching date.
     private static func insertCachedKeyFiles(
         _ db: Database, _ files: [ENCachedKeyFile], _ date: Double, _ cipher: (any ENAuthenticatedCipher)?
     ) throws {
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM cached_key_files WHERE hash = ?")
+        let cached = try db.cachedStatement(sql: "SELECT 1 FROM cached_key_files WHERE hash = ?")
+        let insert = try db.cachedStatement(sql: "INSERT INTO cached_key_files (hash, cached_at) VALUES (?, ?)")
+        var seen = Set<Data>()
+        var uncached: [(index: Int, file: ENCachedKeyFile)] = []
+        for (index, file) in files.enumerated() where seen.insert(file.hash).inserted {
+            if try Int.fetchOne(cached, arguments: [file.hash]) == nil { uncached.append((index, file)) }
+        }
+        try insertContents(db, uncached, cipher)
+        for (_, file) in uncached {
+            try insert.execute(arguments: [file.hash, date])
+        }
+    }
+
+    /// Writes the `export.bin` of each file whose contents are not stored yet (reading it only then), sealed
+    /// with `cipher`; returns how many were written. A file's index is its position for error contexts.
+    @discardableResult
+    static func insertContents(
+        _ db: Database, _ files: [(index: Int, file: ENCachedKeyFile)], _ cipher: (any ENAuthenticatedCipher)?
+    ) throws -> Int {
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM key_file_contents WHERE hash = ?")
         let insert = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO cached_key_files (hash, export_binary, cached_at) VALUES (?, ?, ?)")
-        for (index, file) in files.enumerated() {
+            sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, ?)")
+        var written = 0
+        for (index, file) in files {
             if try Int.fetchOne(exists, arguments: [file.hash]) != nil { continue }
             var exportBinary = try file.exportBinary()
             guard !exportBinary.isEmpty else {
@@ -202,8 +265,17 @@ enum DetectionTables {
             if let cipher {
                 exportBinary = try cipher.seal(exportBinary, authenticating: cachedKeyFileContext(file.hash))
             }
-            try insert.execute(arguments: [file.hash, exportBinary, date])
+            try insert.execute(arguments: [file.hash, exportBinary])
+            written += 1
         }
+        return written
+    }
+
+    /// Deletes the file contents that no `cached_key_files` row refers to; returns how many.
+    static func deleteUnreferencedContents(_ db: Database) throws -> Int {
+        try db.execute(
+            sql: "DELETE FROM key_file_contents WHERE hash NOT IN (SELECT hash FROM cached_key_files)")
+        return db.changesCount
     }
 
     static func fetch(_ db: Database, _ kind: String?, latestOnly: Bool) throws -> [StoredRow] {

@@ -8,7 +8,8 @@ extension ENStoreUpdate where Store == ENStore {
     /// before `now` (the configured clock's by default), and returns how many of each kind went.
     ///
     /// Own keys go when their last interval ends before the cut-off; sightings when received before it;
-    /// cached key files when cached before it (a file cached again later keeps its first date); processed key
+    /// cached key files when cached before it (a file cached again later keeps its first date), with their
+    /// `export.bin` and any a detection staged without recording it; processed key
     /// files, ledger entries and detection results when recorded before it. The manager state does not expire.
     public static func deleteExpiredRecords(now: Date? = nil) -> ENStoreUpdate<ENStore, ENStoreRecordCounts> {
         .init { store, db in try ENStore.deleteExpiredRecords(db, store.configuration, now: now) }
@@ -22,7 +23,8 @@ extension ENStoreUpdate where Store == ENStore {
     public static var eraseAll: ENStoreUpdate<ENStore, Void> {
         .init(truncatesLog: true) { _, db in
             for table in [
-                "own_keys", "sightings", "detections", "processed_key_files", "cached_key_files", "detection_ledger",
+                "own_keys", "sightings", "detections", "processed_key_files", "cached_key_files", "key_file_contents",
+                "detection_ledger",
             ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
@@ -74,6 +76,8 @@ extension ENStore {
         counts.ownKeys = try delete("DELETE FROM own_keys WHERE rolling_start + rolling_period <= ?", [interval])
         counts.sightings = try delete("DELETE FROM sightings WHERE interval < ?", [interval])
         counts.cachedKeyFiles = try delete("DELETE FROM cached_key_files WHERE cached_at < ?", [date])
+        // The contents of the files just expired, and any a detection staged but did not record.
+        _ = try DetectionTables.deleteUnreferencedContents(db)
         counts.processedKeyFiles = try delete("DELETE FROM processed_key_files WHERE processed_at < ?", [date])
         counts.ledgerEntries = try delete("DELETE FROM detection_ledger WHERE date < ?", [date])
         counts.detections = try delete("DELETE FROM detections WHERE computed_at < ?", [date])

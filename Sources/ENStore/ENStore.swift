@@ -58,13 +58,16 @@ public final class ENStore: ENPersistentStore {
         self.configuration = configuration
     }
 
-    /// The open's last step, one transaction after the migrations: the encryption canary, then retention (when
-    /// configured), so that an open that fails here commits nothing.
+    /// The open's last step, one transaction after the migrations: the encryption canary, the sweep of staged key
+    /// file contents no detection recorded, then retention (when configured), so that an open that fails here
+    /// commits nothing.
     private static func prepare(
         _ db: Database, _ configuration: ENStoreConfiguration, cipher: (any ENAuthenticatedCipher)?, now: Date,
         path: String
     ) throws {
         try prepareEncryption(db, cipher: cipher, now: now, path: path)
+        // What a detection staged and did not record (it crashed): never part of the store's data.
+        _ = try DetectionTables.deleteUnreferencedContents(db)
         if configuration.deletesExpiredRecordsOnOpen {
             _ = try deleteExpiredRecords(db, configuration, now: now)
         }

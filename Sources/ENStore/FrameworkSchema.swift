@@ -3,12 +3,14 @@ internal import GRDB
 /// ``ENStore``'s versioned schema: one GRDB migration per released schema version.
 ///
 /// Never edit a shipped migration; add a new one. `Tests/ENTestSupport/Fixtures/store/store-v1.sqlite`,
-/// `store-v2.sqlite` and `store-v3.sqlite` are files written by schemas v1, v2 and v3 (see
+/// `store-v2.sqlite`, `store-v3.sqlite` and `store-v4.sqlite` are files written by schemas v1 to v4 (see
 /// `Scripts/make-store-fixtures.py`, which copies the DDL from this file) and prove that such files still open.
 enum FrameworkSchema {
     static let schema = StoreSchema(
         kind: "ENStore", signatureTable: "store_metadata",
-        migrations: [("v1", migrateV1), ("v2", migrateV2), ("v3", migrateV3), ("v4", migrateV4)])
+        migrations: [
+            ("v1", migrateV1), ("v2", migrateV2), ("v3", migrateV3), ("v4", migrateV4), ("v5", migrateV5),
+        ])
 
     /// Schema v1: the device's data, detection state and results, and the sample app's data.
     static func migrateV1(_ db: Database) throws {
@@ -176,6 +178,34 @@ enum FrameworkSchema {
                     export_binary BLOB NOT NULL,
                     cached_at REAL NOT NULL
                 );
+                """)
+    }
+
+    /// Schema v5: a cached key file's `export.bin` moves to a table of its own, so that a detection can write it
+    /// while it is still matching and its final transaction only adds the small `cached_key_files` row.
+    ///
+    /// - `key_file_contents`: one row per `export.bin`, identified by its SHA-256 (sealed with the store's cipher
+    ///   when it has one, as before). A row with no `cached_key_files` row of the same hash is not part of the
+    ///   store's data: a detection staged it and has not finished (or was cancelled, or crashed), and any sweep
+    ///   may delete it.
+    /// - `cached_key_files` keeps its identifiers, hashes and dates, without the `export.bin`.
+    static func migrateV5(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE key_file_contents (
+                    id INTEGER PRIMARY KEY,
+                    hash BLOB NOT NULL UNIQUE,
+                    export_binary BLOB NOT NULL
+                );
+                INSERT INTO key_file_contents (hash, export_binary) SELECT hash, export_binary FROM cached_key_files;
+                CREATE TABLE cached_key_files_v5 (
+                    id INTEGER PRIMARY KEY,
+                    hash BLOB NOT NULL UNIQUE,
+                    cached_at REAL NOT NULL
+                );
+                INSERT INTO cached_key_files_v5 (id, hash, cached_at) SELECT id, hash, cached_at FROM cached_key_files;
+                DROP TABLE cached_key_files;
+                ALTER TABLE cached_key_files_v5 RENAME TO cached_key_files;
                 """)
     }
 }

@@ -37,7 +37,9 @@ struct StoredDetection: Codable, Sendable {
 ///    invalid keys, are left out. A file given twice keeps its first place in that order: when one was, the
 ///    matching is run again in the exact order (a rare case, so it is not optimised).
 /// 4. The matches are scored (version 1 or 2 by the API version) and the result, the new files (cached for 14
-///    days), their hashes and a rate-limit entry are written in one transaction.
+///    days), their hashes and a rate-limit entry are written in one transaction. The new files' `export.bin` are
+///    staged into the store as they verify (``KeyFileStager``), while matching runs, so that this transaction
+///    only adopts them; a detection that ends without recording its result deletes what it staged.
 ///
 /// Cancellation is checked between the steps and inside matching; a cancelled detection
 /// throws `invalidated` and stores nothing.
@@ -78,13 +80,23 @@ struct ExposureDetector: Sendable {
                 .rateLimited, "\(recent.count) detections in the last 24 hours reach the limit of \(rateLimit.limit)")
         }
 
+        let cachedHashes = try store.read(.cachedKeyFileHashes)
         let spill = ExportBinarySpill()
         defer { spill.remove() }
+        // New files are written into the store as they verify, while matching runs; a detection that does not
+        // record its result discards them.
+        let stager = KeyFileStager(store: store)
+        var recorded = false
+        defer {
+            if !recorded {
+                stager.finish(discardingQueued: true)
+                _ = try? store.write(.discardStagedKeyFiles)
+            }
+        }
         let run = VerificationRun(fileCount: files.count, budget: environment.limits.detectionMemoryBudget)
-        startVerification(files, run: run, spill: spill)
+        startVerification(files, run: run, spill: spill, stager: stager, cached: Set(cachedHashes))
         // Never leave the verifying threads running (nor the spill removed under them).
         defer { run.waitUntilFinished() }
-        let cachedHashes = try store.read(.cachedKeyFileHashes)
         let sightings = try store.read(.retainedSightings)
         let matcher = try ENMatcher(sightings: sightings)
         let oldest = ENIntervalNumber(date: now.addingTimeInterval(-environment.limits.retention))
@@ -123,7 +135,9 @@ struct ExposureDetector: Sendable {
             processedKeyFileHashes: verified.map(\.hash),
             cachedKeyFiles: verified.map { file in ENCachedKeyFile(hash: file.hash, exportBinary: file.exportBinary) },
             countsTowardRateLimit: true, rateLimit: rateLimit)
+        stager.finish(discardingQueued: false)
         let id = try store.write(.recordDetection(record))
+        recorded = true
         var summary = stored.summary
         summary.origin = .init(manager: managerID, detectionID: id, apiVersion: apiVersion)
         return summary
@@ -151,8 +165,12 @@ struct ExposureDetector: Sendable {
     /// Starts reading and verifying every file on a thread of its own and returns at once: as many threads as
     /// matching uses take the files in the order matching reads them (the last given first) and record each
     /// outcome in `run`, which ``VerificationRun/finish()`` ends. The verified bytes stay in memory up to
-    /// ``ENLimits/detectionMemoryBudget``; the others go to `spill`.
-    private func startVerification(_ files: [DiagnosisKeyFile], run: VerificationRun, spill: ExportBinarySpill) {
+    /// ``ENLimits/detectionMemoryBudget``; the others go to `spill`. Each verified file not in `cached` is handed to
+    /// `stager`.
+    private func startVerification(
+        _ files: [DiagnosisKeyFile], run: VerificationRun, spill: ExportBinarySpill, stager: KeyFileStager,
+        cached: Set<Data>
+    ) {
         let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys)
         let threads = max(1, min(files.count, Self.matchingThreadCount(environment.limits)))
         let detector = self
@@ -161,6 +179,9 @@ struct ExposureDetector: Sendable {
                 while let index = run.nextIndex() {
                     let outcome = Result { () throws(ENError) -> VerifiedFile in
                         try detector.verify(files[index], index: index, verifier: verifier, run: run, spill: spill)
+                    }
+                    if case .success(let file) = outcome, !cached.contains(file.hash) {
+                        stager.stage(ENCachedKeyFile(hash: file.hash, exportBinary: file.exportBinary))
                     }
                     run.record(outcome, at: index)
                 }

@@ -3,6 +3,7 @@ import ENCrypto
 import ENStore
 import ENTestSupport
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 
@@ -98,6 +99,80 @@ struct DetectionTests {
         #expect(try await store.read(.cachedKeyFile(file.hash)) == binary)
         #expect(try await store.read(.recordCounts).cachedKeyFiles == 2)
         #expect(try await store.read(.detections(as: Int.self)).map(\.result) == [1, 2])
+    }
+
+    /// Staged files are adopted by the detection that caches them (their contents are not read again), are not
+    /// part of the store's data until then, and are deleted by a discard, by the next open and by retention.
+    @Test func stagedKeyFilesAreAdoptedOrDiscarded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("store.sqlite")
+        let clock = TestClock(referenceDate)
+        let store = try ENStore(path: path, configuration: clock.configuration())
+        let binaries = try Self.exportBinaryFixtures.map { path in try Fixtures.data(path) }
+        let files = binaries.map(keyFile)
+        let reads = Counter()
+
+        #expect(try await store.write(.stageCachedKeyFiles(files)) == 3)
+        // Staged again, or staged once cached: nothing is read or written.
+        #expect(try await store.write(.stageCachedKeyFiles(files.map { unreadKeyFile($0.hash, reads) })) == 0)
+        #expect(try await store.read(.recordCounts) == ENStoreRecordCounts())
+        #expect(try await store.read(.cachedKeyFile(files[0].hash)) == nil)
+        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [3])
+
+        // The detection adopts the first two without reading them; the third stays staged only.
+        try await store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: clock.now, kind: "v2", result: 1,
+                    cachedKeyFiles: files.prefix(2).map { unreadKeyFile($0.hash, reads) })))
+        #expect(reads.value.load(ordering: .relaxed) == 0)
+        #expect(try await store.read(.cachedKeyFileHashes) == files.prefix(2).map(\.hash))
+        for (file, binary) in zip(files.prefix(2), binaries) {
+            #expect(try await store.read(.cachedKeyFile(file.hash)) == binary)
+        }
+        #expect(try await store.read(.cachedKeyFile(files[2].hash)) == nil)
+        #expect(try await store.read(.recordCounts).cachedKeyFiles == 2)
+
+        // A discard deletes the one not adopted, and only it.
+        #expect(try await store.write(.discardStagedKeyFiles) == 1)
+        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
+
+        // Staged and left behind (a crash): the next open deletes it.
+        #expect(try await store.write(.stageCachedKeyFiles([files[2]])) == 1)
+        try store.close()
+        let reopened = try ENStore(path: path, configuration: clock.configuration())
+        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
+
+        // Staged and then not staged any more (another sweep came first): the detection writes it itself.
+        #expect(try await reopened.write(.stageCachedKeyFiles([files[2]])) == 1)
+        #expect(try await reopened.write(.discardStagedKeyFiles) == 1)
+        try await reopened.write(
+            .recordDetection(ENDetectionRecord(date: clock.now, kind: "v2", result: 2, cachedKeyFiles: [files[2]])))
+        #expect(try await reopened.read(.cachedKeyFile(files[2].hash)) == binaries[2])
+
+        // Retention deletes the expired files' contents with them.
+        clock.advance(by: 15 * 86_400)
+        #expect(try await reopened.write(.deleteExpiredRecords()).cachedKeyFiles == 3)
+        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [0])
+    }
+
+    /// Staging refuses what recording refuses, and writes nothing then.
+    @Test func stagingBadFilesWritesNothing() async throws {
+        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let error = await #expect(throws: ENError.self) {
+            try await store.write(
+                .stageCachedKeyFiles([
+                    keyFile(Data([1])), ENCachedKeyFile(hash: Data([1, 2]), exportBinary: Data([3])),
+                ]))
+        }
+        #expect(error?.context == ENError.Context(section: "cachedKeyFiles", index: 1, field: "hash"))
+        let empty = await #expect(throws: ENError.self) {
+            try await store.write(
+                .stageCachedKeyFiles([keyFile(Data([1])), ENCachedKeyFile(hash: hash(4), exportBinary: Data())]))
+        }
+        #expect(empty?.context == ENError.Context(section: "cachedKeyFiles", index: 1, field: "exportBinary"))
+        #expect(try await store.write(.discardStagedKeyFiles) == 0)
     }
 
     /// An error thrown while a file is read aborts the whole detection, and is the error the caller sees.

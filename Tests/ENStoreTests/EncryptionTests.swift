@@ -119,7 +119,7 @@ struct EncryptionTests {
         try queue.write { db in
             try db.execute(
                 sql: """
-                    UPDATE cached_key_files SET export_binary = (SELECT export_binary FROM cached_key_files WHERE hash = ?)
+                    UPDATE key_file_contents SET export_binary = (SELECT export_binary FROM key_file_contents WHERE hash = ?)
                     WHERE hash = ?
                     """, arguments: [other, keyFileHash])
         }

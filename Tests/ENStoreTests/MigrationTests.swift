@@ -54,22 +54,23 @@ struct MigrationTests {
         #expect(try store.read(.managerState) == managerState)
     }
 
-    /// A file migrated to v4 has `cached_key_files`, no `cached_keys` (the fixture's cached key is gone with
-    /// it), and caches key files like a new store.
-    func expectSchemaV4CachedKeyFiles(_ path: String, _ store: ENStore) throws {
+    /// A file migrated to the current schema has `cached_key_files` and `key_file_contents`, no `cached_keys`
+    /// (the fixture's cached key is gone with it), and caches key files like a new store.
+    func expectCurrentSchemaCachedKeyFiles(_ path: String, _ store: ENStore) throws {
         let tables = Set(try tableNames(path))
-        #expect(tables.contains("cached_key_files"))
+        #expect(tables.isSuperset(of: ["cached_key_files", "key_file_contents"]))
         #expect(!tables.contains("cached_keys"))
         #expect(
             try rows(path, "SELECT identifier FROM grdb_migrations").map { $0[0] as String } == [
-                "v1", "v2", "v3", "v4",
+                "v1", "v2", "v3", "v4", "v5",
             ])
         let file = ENCachedKeyFile(hash: Data(repeating: 0x5C, count: 32), exportBinary: Data("EK Export v1    ".utf8))
+        let before = try store.read(.cachedKeyFileHashes)
         try store.write(
             .recordDetection(
                 ENDetectionRecord(
                     date: referenceDate, kind: "v2", result: 0, cachedKeyFiles: [file], countsTowardRateLimit: false)))
-        #expect(try store.read(.cachedKeyFileHashes) == [file.hash])
+        #expect(try store.read(.cachedKeyFileHashes) == before + [file.hash])
         #expect(try store.read(.cachedKeyFile(file.hash)) == Data("EK Export v1    ".utf8))
     }
 
@@ -115,7 +116,7 @@ struct MigrationTests {
         try store.close()
         let again = try ENStore(path: path, configuration: clock.configuration())
         try expectFrameworkRecordsIntact(again)
-        try expectSchemaV4CachedKeyFiles(path, again)
+        try expectCurrentSchemaCachedKeyFiles(path, again)
     }
 
     /// `Fixtures/store-v2.sqlite` was written by schemas v1 and v2: v3 keeps its key-server rows, untouched, in
@@ -142,7 +143,7 @@ struct MigrationTests {
         #expect(try store.write(.deleteLegacyData))
         #expect(try tableNames(path).filter { $0.hasPrefix("legacy_") }.isEmpty)
         try expectFrameworkRecordsIntact(store)
-        try expectSchemaV4CachedKeyFiles(path, store)
+        try expectCurrentSchemaCachedKeyFiles(path, store)
     }
 
     /// `Fixtures/store-v3.sqlite` is the v2 file after schema v3 (every legacy table kept, a manager state set):
@@ -166,7 +167,34 @@ struct MigrationTests {
         try expectFrameworkRecordsIntact(store, managerState: managerState)
         #expect(try store.read(.legacyAppData) == fixtureAppData)
         #expect(try legacyTables.map { table in try rows(path, "SELECT * FROM \(table)") } == originalLegacyRows)
-        try expectSchemaV4CachedKeyFiles(path, store)
+        try expectCurrentSchemaCachedKeyFiles(path, store)
+    }
+
+    /// `Fixtures/store-v4.sqlite` is the v3 file after schema v4, with one cached key file: v5 moves its
+    /// `export.bin` to `key_file_contents` and keeps its identifier, hash and date.
+    @Test func aSchemaV4FileKeepsItsCachedKeyFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = try copyFixture("store-v4.sqlite", to: directory)
+        let original = try Fixtures.url("store/store-v4.sqlite").path
+        let cached = try rows(original, "SELECT id, hash, export_binary, cached_at FROM cached_key_files")
+        #expect(cached.count == 1)
+        let hash: Data = cached[0][1]
+        let exportBinary: Data = cached[0][2]
+
+        let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        try store.checkIntegrity()
+        #expect(try store.read(.cachedKeyFileHashes) == [hash])
+        #expect(try store.read(.cachedKeyFile(hash)) == exportBinary)
+        #expect(try store.read(.recordCounts).cachedKeyFiles == 1)
+        func describe(_ row: Row, _ columns: [Int]) -> String {
+            "\(row[columns[0]] as Int64) \((row[columns[1]] as Data).base64EncodedString()) \(row[columns[2]] as Double)"
+        }
+        #expect(
+            try rows(path, "SELECT id, hash, cached_at FROM cached_key_files").map { describe($0, [0, 1, 2]) }
+                == cached.map { describe($0, [0, 1, 3]) })
+        #expect(try store.read(.managerState).exposureNotificationEnabled)
+        try expectCurrentSchemaCachedKeyFiles(path, store)
     }
 
     @Test func eraseAllDeletesLegacyTablesToo() throws {
@@ -193,7 +221,7 @@ struct MigrationTests {
         #expect(
             Set(try tableNames(storePath)) == [
                 "grdb_migrations", "store_metadata", "own_keys", "sightings", "detections", "processed_key_files",
-                "cached_key_files", "detection_ledger", "manager_state",
+                "cached_key_files", "key_file_contents", "detection_ledger", "manager_state",
             ])
         #expect(Set(try tableNames(appPath)) == ["grdb_migrations", "app_state", "test_results", "exposures"])
         #expect(try ENStore(inMemoryWith: ENStoreConfiguration()).read(.legacyAppData) == nil)

@@ -6,6 +6,7 @@ import ENStore
 import ENTestSupport
 import ExposureNotificationKit
 import Foundation
+import GRDB
 
 /// A notification sink that keeps what it was asked to show.
 final class RecordingNotificationSink: ENNotificationSink {
@@ -115,6 +116,15 @@ struct DetectionScenario {
     /// Detects on `me`'s manager over `urls` with the scenario's configuration.
     func detect(_ urls: [URL]) async throws -> ENExposureDetectionSummary {
         try await manager.detectExposures(configuration: Self.configuration, diagnosisKeyURLs: urls)
+    }
+
+    /// The number of `export.bin` the framework store holds (cached or staged), read from the file without
+    /// opening it as a store (an open deletes what is staged).
+    func storedKeyFileContents() throws -> Int {
+        let queue = try DatabaseQueue(
+            path: directory.url.appendingPathComponent("ExposureNotificationFramework.sqlite").path)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key_file_contents") ?? -1 }
     }
 
     /// The records in `me`'s framework store, read beside the manager.

@@ -389,7 +389,11 @@ struct DetectionTests {
                     progress.cancel()
                 }
             }
+            // Nothing staged is left behind (counted before an open could sweep it): every stored export.bin
+            // belongs to a cached file.
+            let contents = try scenario.storedKeyFileContents()
             let after = try scenario.recordCounts()
+            #expect(contents == after.cachedKeyFiles, "attempt \(attempt): \(contents) export.bin stored")
             switch result {
             case .success:
                 outcomes.append("done")
