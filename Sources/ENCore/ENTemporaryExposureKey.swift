@@ -13,7 +13,7 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
     /// The key data as stored: 16 bytes inline as two words (no heap allocation, cheap to copy, compare and
     /// hash, and readable by the matcher without going through `Data`), any other length as `Data` so that
     /// ``validate()`` can report it.
-    private var storage: KeyBytes
+    @usableFromInline var storage: KeyBytes
 
     /// The 16 secret bytes of the key.
     ///
@@ -135,15 +135,16 @@ extension ENTemporaryExposureKey {
     }
 
     /// The 16 key bytes as two little-endian words (bytes 0..<8 and 8..<16), or nil when the key data is not
-    /// 16 bytes. For the package's hot paths (matching reads millions of keys), which must not pay for `Data`.
-    package var keyDataWords: (low: UInt64, high: UInt64)? {
+    /// 16 bytes. For the package's hot paths (matching reads millions of keys), which must not pay for `Data`:
+    /// inlinable, so that a reader in another module does not copy the key to ask.
+    @inlinable package var keyDataWords: (low: UInt64, high: UInt64)? {
         if case .inline(let low, let high) = storage { return (low, high) }
         return nil
     }
 }
 
 /// Key data: 16 bytes inline, anything else (only ever seen in invalid input) as `Data`.
-private enum KeyBytes: Hashable, Sendable {
+@usableFromInline enum KeyBytes: Hashable, Sendable {
     case inline(UInt64, UInt64)
     case other(Data)
 

@@ -93,6 +93,10 @@ public struct ENExportKeyScanner: Sendable {
             let (chunkSize, section, policy) = (self.chunkSize, self.section, self.policy)
             let maximumKeyCount = scanner.keyCount + scanner.revisedKeyCount
             var (position, counts) = (self.position, self.counts)
+            // Past the section's last key (or a section without keys, as revised keys usually are) there is
+            // nothing left to walk for: the scanner's own walk already checked the rest of the file.
+            let sectionCount = section == .keys ? scanner.keyCount : scanner.revisedKeyCount
+            guard (section == .keys ? counts.keys : counts.revisedKeys) < sectionCount else { return nil }
             var (skipped, errors) = (skippedKeyCount, skippedKeyErrors)
             defer { (skippedKeyCount, skippedKeyErrors) = (skipped, errors) }
             let keys = try scanner.exportBinary.withBytes { (buffer) throws(ENError) -> [ENTemporaryExposureKey] in
@@ -109,6 +113,7 @@ public struct ENExportKeyScanner: Sendable {
                         skipped += 1
                         if errors.count < Self.maximumRecordedErrors { errors.append(error) }
                     }
+                    if message.index + 1 == sectionCount { break }
                 }
                 (position, counts) = (walk.position, walk.counts)
                 return keys

@@ -106,7 +106,7 @@ struct ExposureDetector: Sendable {
         // Matching reads each new file as soon as it is verified, the newest first, while the others are still
         // being verified; its result is used only once every file has verified.
         let streamed = StreamedSources(run: run, fileCount: files.count, cached: cachedHashes.reversed())
-        let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest)
+        let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest, stager: stager)
         let streamedMatching = Result { () throws(ENError) -> ENMatchingResult in
             try matcher.match(keyChunks: chunks, options: options)
         }
@@ -166,7 +166,7 @@ struct ExposureDetector: Sendable {
     /// matching uses take the files in the order matching reads them (the last given first) and record each
     /// outcome in `run`, which ``VerificationRun/finish()`` ends. The verified bytes stay in memory up to
     /// ``ENLimits/detectionMemoryBudget``; the others go to `spill`. Each verified file not in `cached` is handed to
-    /// `stager`.
+    /// `stager` when it stays in memory (``KeyChunks`` stages the others as it reads them back).
     private func startVerification(
         _ files: [DiagnosisKeyFile], run: VerificationRun, spill: ExportBinarySpill, stager: KeyFileStager,
         cached: Set<Data>
@@ -180,8 +180,12 @@ struct ExposureDetector: Sendable {
                     let outcome = Result { () throws(ENError) -> VerifiedFile in
                         try detector.verify(files[index], index: index, verifier: verifier, run: run, spill: spill)
                     }
-                    if case .success(let file) = outcome, !cached.contains(file.hash) {
-                        stager.stage(ENCachedKeyFile(hash: file.hash, exportBinary: file.exportBinary))
+                    // A file kept in memory is staged now; one kept aside when matching reads it back (and hashes
+                    // it again), so that it is not read back and hashed twice.
+                    if case .success(let file) = outcome, case .memory(let exportBinary) = file.storage,
+                        !cached.contains(file.hash)
+                    {
+                        stager.stage(ENCachedKeyFile(hash: file.hash, exportBinary: exportBinary))
                     }
                     run.record(outcome, at: index)
                 }
@@ -387,18 +391,24 @@ enum KeySource: Sendable {
 }
 
 /// The keys of the sources, file by file, in chunks; each file's revised keys before its keys. Reading stops at
-/// the first error, which ``checkRead()`` then throws.
+/// the first error, which ``checkRead()`` then throws. A new file kept aside (``ExportBinarySpill``) is handed to
+/// `stager`, when there is one, as it is read back.
 final class KeyChunks: Sequence, Sendable {
     private let source: @Sendable (Int) -> KeySource?
     private let store: ENStore
     private let oldest: ENIntervalNumber
+    private let stager: KeyFileStager?
     private let failure = Locked<ENError?>(nil)
 
     /// Chunks of the sources `source` gives by position (from 0, in order; `nil` after the last).
-    init(source: @escaping @Sendable (Int) -> KeySource?, store: ENStore, oldest: ENIntervalNumber) {
+    init(
+        source: @escaping @Sendable (Int) -> KeySource?, store: ENStore, oldest: ENIntervalNumber,
+        stager: KeyFileStager? = nil
+    ) {
         self.source = source
         self.store = store
         self.oldest = oldest
+        self.stager = stager
     }
 
     /// Chunks of `sources`, in order.
@@ -444,7 +454,11 @@ final class KeyChunks: Sequence, Sendable {
     private func exportBinary(of source: KeySource) throws(ENError) -> Data {
         switch source {
         case .new(let file):
-            return try file.exportBinary()
+            let exportBinary = try file.exportBinary()
+            if case .spilled = file.storage {
+                stager?.stage(ENCachedKeyFile(hash: file.hash, exportBinary: exportBinary))
+            }
+            return exportBinary
         case .cached(let hash):
             guard let binary = try store.read(.cachedKeyFile(hash)) else {
                 throw ENError(.dataInaccessible, "a cached key file is gone from the store")
