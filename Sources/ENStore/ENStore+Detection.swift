@@ -32,8 +32,8 @@ extension ENStoreUpdate where Store == ENStore {
     /// small whatever the files' size.
     ///
     /// Staged contents are not part of the store's data until a recorded detection caches the same hash: no
-    /// query sees them, ``ENStoreQuery/recordCounts`` does not count them, and ``discardStagedKeyFiles``, the
-    /// retention sweep (``deleteExpiredRecords(now:)``, also run at open) and ``eraseAll`` delete them. Staging
+    /// query sees them, ``ENStoreQuery/recordCounts`` does not count them, and ``discardStagedKeyFiles``, every
+    /// open of the store, the retention sweep (``deleteExpiredRecords(now:)``) and ``eraseAll`` delete them. Staging
     /// is therefore only ever an optimisation: `recordDetection(_:)` writes any `export.bin` that is not
     /// (or no longer) staged itself.
     ///
