@@ -66,10 +66,11 @@ public final class ENStore: ENPersistentStore {
         path: String
     ) throws {
         try prepareEncryption(db, cipher: cipher, now: now, path: path)
-        // What a detection staged and did not record (it crashed): never part of the store's data.
-        _ = try DetectionTables.deleteUnreferencedContents(db)
+        // Retention also deletes what a detection staged and did not record (it crashed); without it, only that.
         if configuration.deletesExpiredRecordsOnOpen {
             _ = try deleteExpiredRecords(db, configuration, now: now)
+        } else {
+            _ = try DetectionTables.deleteUnreferencedContents(db)
         }
     }
 

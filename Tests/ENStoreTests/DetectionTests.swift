@@ -138,9 +138,14 @@ struct DetectionTests {
         #expect(try await store.write(.discardStagedKeyFiles) == 1)
         #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
 
-        // Staged and left behind (a crash): the next open deletes it.
+        // Staged and left behind (a crash): the next open deletes it, with retention on open or without.
         #expect(try await store.write(.stageCachedKeyFiles([files[2]])) == 1)
         try store.close()
+        let withoutRetention = try ENStore(
+            path: path, configuration: ENStoreConfiguration(now: { referenceDate }, deletesExpiredRecordsOnOpen: false))
+        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
+        #expect(try await withoutRetention.write(.stageCachedKeyFiles([files[2]])) == 1)
+        try withoutRetention.close()
         let reopened = try ENStore(path: path, configuration: clock.configuration())
         #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
 
