@@ -27,7 +27,7 @@ public final class ENStoreDatabase: Sendable {
         prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
     ) throws(ENError) {
         let inRollbackJournalMode = try Self.validateExistingFile(at: path, schema: schema, validate: validate)
-        var configuration = Self.configuration(label: schema.kind)
+        var configuration = Self.configuration(schema)
         configuration.busyMode = .timeout(10)
         if inRollbackJournalMode {
             try Self.upgradeThroughCopy(of: path, schema, configuration, prepare: prepare)
@@ -46,7 +46,7 @@ public final class ENStoreDatabase: Sendable {
         throws(ENError)
     {
         do {
-            writer = try DatabaseQueue(configuration: Self.configuration(label: schema.kind))
+            writer = try DatabaseQueue(configuration: Self.configuration(schema))
         } catch {
             throw ENError.store(error, path: ":memory:")
         }
@@ -57,12 +57,21 @@ public final class ENStoreDatabase: Sendable {
     /// A description of where the database lives, for error messages.
     package var displayPath: String { path ?? ":memory:" }
 
-    private static func configuration(label: String) -> Configuration {
+    /// The most bytes of write-ahead log left on disk once a checkpoint has copied it into the database.
+    static let logSizeLimit = 4 << 20
+
+    private static func configuration(_ schema: StoreSchema) -> Configuration {
         var configuration = Configuration()
-        configuration.label = label
+        configuration.label = schema.kind
+        let pageSize = schema.pageSize
         configuration.prepareDatabase { db in
             // Deleted content is overwritten, so that erased keys and sightings do not linger in free pages.
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // Only a file not yet written takes it (before the switch to write-ahead logging); others keep theirs.
+            try db.execute(sql: "PRAGMA page_size = \(pageSize)")
+            // A checkpoint comes every 1,000 pages of log (SQLite's default: 64 MiB at 64 KiB); after it, the log
+            // is cut back to at most 4 MiB on disk.
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
         }
         return configuration
     }

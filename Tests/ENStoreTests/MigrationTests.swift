@@ -227,6 +227,30 @@ struct MigrationTests {
         #expect(try ENStore(inMemoryWith: ENStoreConfiguration()).read(.legacyAppData) == nil)
     }
 
+    /// A new framework store is created with 64 KiB pages (its cached key files are most of its bytes), a new app
+    /// store with SQLite's default 4 KiB; a file created with another page size keeps it through the migrations.
+    @Test func newStoresHaveTheirPageSizeAndOldFilesKeepTheirs() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        func pageSize(_ path: String) throws -> Int { try rows(path, "PRAGMA page_size")[0][0] as Int }
+        let storePath = directory.path("store.sqlite")
+        let appPath = directory.path("app.sqlite")
+        try ENStore(path: storePath).close()
+        try ENAppStore(path: appPath).close()
+        #expect(try pageSize(storePath) == 65_536)
+        #expect(try pageSize(appPath) == 4_096)
+
+        let migrated = try copyFixture("store-v4.sqlite", to: directory)
+        #expect(try pageSize(migrated) == 4_096)
+        let store = try ENStore(path: migrated, configuration: TestClock(referenceDate).configuration())
+        try store.checkIntegrity()
+        try store.close()
+        #expect(try pageSize(migrated) == 4_096)
+        // And it opens again at that size, its cached key file intact.
+        let reopened = try ENStore(path: migrated, configuration: TestClock(referenceDate).configuration())
+        #expect(try reopened.read(.recordCounts).cachedKeyFiles == 1)
+    }
+
     @Test func legacyDataIsImportedOnlyIntoAnEmptyAppStore() throws {
         let appStore = try ENAppStore()
         let own = ENTestResult(dateAdministered: referenceDate)
