@@ -116,7 +116,7 @@ public struct ENTemporaryExposureKey: Hashable, Sendable {
 extension ENTemporaryExposureKey {
     /// Creates a key from key bytes read in place (a file's buffer), without an intermediate `Data`: 16 bytes
     /// are copied inline. For the package's decoders, which read millions of keys. Nothing is checked here.
-    package init(
+    @inlinable package init(
         keyDataBytes: UnsafeRawBufferPointer,
         rollingStartNumber: ENIntervalNumber,
         rollingPeriod: ENIntervalNumber,
@@ -156,7 +156,7 @@ extension ENTemporaryExposureKey {
         }
     }
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable init(_ bytes: UnsafeRawBufferPointer) {
         if bytes.count == ENTemporaryExposureKey.keyLength {
             self = .inline(
                 UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),

@@ -99,25 +99,36 @@ public struct ENExportKeyScanner: Sendable {
             guard (section == .keys ? counts.keys : counts.revisedKeys) < sectionCount else { return nil }
             var (skipped, errors) = (skippedKeyCount, skippedKeyErrors)
             defer { (skippedKeyCount, skippedKeyErrors) = (skipped, errors) }
-            let keys = try scanner.exportBinary.withBytes { (buffer) throws(ENError) -> [ENTemporaryExposureKey] in
-                var walk = ENKeyExport.TopLevelWalk(
-                    buffer, maximumKeyCount: maximumKeyCount, from: position, counts: counts)
-                var keys: [ENTemporaryExposureKey] = []
-                keys.reserveCapacity(chunkSize)
-                while keys.count < chunkSize, let message = try walk.nextKeyMessage() {
-                    guard message.section == section else { continue }
+            // At most the keys the section has left: a small file's chunk is no larger than the file.
+            let capacity = min(chunkSize, sectionCount - (section == .keys ? counts.keys : counts.revisedKeys))
+            var failure: ENError?
+            let keys = scanner.exportBinary.withUnsafeBytes { (buffer) -> [ENTemporaryExposureKey] in
+                // Each key is decoded straight into its place in the chunk.
+                [ENTemporaryExposureKey](unsafeUninitializedCapacity: capacity) { output, count in
+                    var walk = ENKeyExport.TopLevelWalk(
+                        buffer, maximumKeyCount: maximumKeyCount, from: position, counts: counts)
                     do throws(ENError) {
-                        keys.append(try KeyMessage.read(buffer, message.range, section: section, index: message.index))
+                        while count < capacity, let message = try walk.nextKeyMessage() {
+                            guard message.section == section else { continue }
+                            do throws(ENError) {
+                                (output.baseAddress! + count).initialize(
+                                    to: try KeyMessage.read(
+                                        buffer, message.range, section: section, index: message.index))
+                                count += 1
+                            } catch {
+                                guard policy == .skip else { throw error }
+                                skipped += 1
+                                if errors.count < Self.maximumRecordedErrors { errors.append(error) }
+                            }
+                            if message.index + 1 == sectionCount { break }
+                        }
                     } catch {
-                        guard policy == .skip else { throw error }
-                        skipped += 1
-                        if errors.count < Self.maximumRecordedErrors { errors.append(error) }
+                        failure = error
                     }
-                    if message.index + 1 == sectionCount { break }
+                    (position, counts) = (walk.position, walk.counts)
                 }
-                (position, counts) = (walk.position, walk.counts)
-                return keys
             }
+            if let failure { throw failure }
             (self.position, self.counts) = (position, counts)
             return keys.isEmpty ? nil : keys
         }
