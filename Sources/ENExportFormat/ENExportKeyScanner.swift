@@ -96,11 +96,12 @@ public struct ENExportKeyScanner: Sendable {
             // Past the section's last key (or a section without keys, as revised keys usually are) there is
             // nothing left to walk for: the scanner's own walk already checked the rest of the file.
             let sectionCount = section == .keys ? scanner.keyCount : scanner.revisedKeyCount
-            guard (section == .keys ? counts.keys : counts.revisedKeys) < sectionCount else { return nil }
+            let remaining = sectionCount - (section == .keys ? counts.keys : counts.revisedKeys)
+            guard remaining > 0 else { return nil }
             var (skipped, errors) = (skippedKeyCount, skippedKeyErrors)
             defer { (skippedKeyCount, skippedKeyErrors) = (skipped, errors) }
             // At most the keys the section has left: a small file's chunk is no larger than the file.
-            let capacity = min(chunkSize, sectionCount - (section == .keys ? counts.keys : counts.revisedKeys))
+            let capacity = min(chunkSize, remaining)
             var failure: ENError?
             let keys = scanner.exportBinary.withUnsafeBytes { (buffer) -> [ENTemporaryExposureKey] in
                 // Each key is decoded straight into its place in the chunk.

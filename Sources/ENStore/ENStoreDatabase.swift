@@ -27,7 +27,7 @@ public final class ENStoreDatabase: Sendable {
         prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
     ) throws(ENError) {
         let inRollbackJournalMode = try Self.validateExistingFile(at: path, schema: schema, validate: validate)
-        var configuration = Self.configuration(schema)
+        var configuration = Self.configuration(schema, pageSize: schema.pageSize)
         configuration.busyMode = .timeout(10)
         if inRollbackJournalMode {
             try Self.upgradeThroughCopy(of: path, schema, configuration, prepare: prepare)
@@ -46,7 +46,9 @@ public final class ENStoreDatabase: Sendable {
         throws(ENError)
     {
         do {
-            writer = try DatabaseQueue(configuration: Self.configuration(schema))
+            // SQLite's default page size: an in-memory database has no log to write, and every page of it stays in
+            // memory (1,000 simulated devices' stores took 2.9 GB with 64 KiB pages, 190 MB with 4 KiB).
+            writer = try DatabaseQueue(configuration: Self.configuration(schema, pageSize: 4_096))
         } catch {
             throw ENError.store(error, path: ":memory:")
         }
@@ -60,10 +62,9 @@ public final class ENStoreDatabase: Sendable {
     /// The most bytes of write-ahead log left on disk once a checkpoint has copied it into the database.
     static let logSizeLimit = 4 << 20
 
-    private static func configuration(_ schema: StoreSchema) -> Configuration {
+    private static func configuration(_ schema: StoreSchema, pageSize: Int) -> Configuration {
         var configuration = Configuration()
         configuration.label = schema.kind
-        let pageSize = schema.pageSize
         configuration.prepareDatabase { db in
             // Deleted content is overwritten, so that erased keys and sightings do not linger in free pages.
             try db.execute(sql: "PRAGMA secure_delete = ON")
