@@ -2,8 +2,8 @@ import ENCore
 import ENStore
 import Foundation
 
-/// The store: sightings written per second in batches (file store, WAL, one transaction per batch), and
-/// the time to load a 14-day sighting set for the matcher.
+/// The store: sightings written per second one at a time and in batches (file store, WAL, one transaction per
+/// batch), and the time to load a 14-day sighting set for the matcher.
 let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "StoreBenchmarks-\(UUID().uuidString)")
@@ -23,9 +23,10 @@ let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
         }
     }
 
-    // Writes: batches of 100 and 1,000 sightings, one transaction each.
-    let writesPerSample = context.quick ? 5_000 : 50_000
-    for batchSize in [100, 1_000] {
+    // Writes: one sighting at a time (as the radio records them), and batches of 100 and 1,000 sightings, one
+    // transaction each.
+    for batchSize in [1, 100, 1_000] {
+        let writesPerSample = (context.quick ? 5_000 : 50_000) / (batchSize == 1 ? 10 : 1)
         let store = try ENStore(
             path: directory.appendingPathComponent("writes-\(batchSize).sqlite").path, configuration: configuration)
         let batches = (0..<(writesPerSample / batchSize)).map { b in

@@ -22,7 +22,7 @@ extension ENStoreUpdate where Store == ENStore {
         .init { store, db in
             let result = try DetectionTables.encode(record.result)
             try DetectionTables.validate(record)
-            return try DetectionTables.insert(db, record, result, store.configuration.cipher)
+            return try DetectionTables.insert(db, record, result, store.configuration.cipher, store.keyFileContents)
         }
     }
 
@@ -46,7 +46,7 @@ extension ENStoreUpdate where Store == ENStore {
         .init { store, db in
             try DetectionTables.validateHashes(files)
             let indexed = files.enumerated().map { (index: $0.offset, file: $0.element) }
-            return try DetectionTables.insertContents(db, indexed, store.configuration.cipher)
+            return try DetectionTables.insertContents(db, indexed, store.configuration.cipher, store.keyFileContents)
         }
     }
 
@@ -55,7 +55,7 @@ extension ENStoreUpdate where Store == ENStore {
     ///
     /// - Returns: how many were deleted.
     public static var discardStagedKeyFiles: ENStoreUpdate<ENStore, Int> {
-        .init { _, db in try DetectionTables.deleteUnreferencedContents(db) }
+        .init { store, db in try store.keyFileContents.deleteUnreferenced(db) }
     }
 
     /// Records a failed detection that counts toward the rate limit: adds a rate-limit ledger entry at `date`
@@ -90,18 +90,17 @@ extension ENStoreQuery where Store == ENStore {
     /// The `export.bin` of the cached key file whose hash is `hash`, or `nil` when it is not cached.
     ///
     /// With a cipher, reading throws the cipher's error when the stored file does not open (altered, or moved
-    /// from another file's row).
+    /// from another file's row). Reading throws `ENError.Code.dataInaccessible` when the file is cached but its
+    /// `export.bin` is gone or cannot be read (see ``ENStore/cachedKeyFilesDirectory``).
     public static func cachedKeyFile(_ hash: Data) -> ENStoreQuery<ENStore, Data?> {
         .init { store, db in
-            guard
-                let stored = try Data.fetchOne(
-                    db,
-                    sql: """
-                        SELECT key_file_contents.export_binary FROM cached_key_files
-                        JOIN key_file_contents ON key_file_contents.hash = cached_key_files.hash
-                        WHERE cached_key_files.hash = ?
-                        """, arguments: [hash])
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM cached_key_files WHERE hash = ?", arguments: [hash]) != nil
             else { return nil }
+            guard let stored = try store.keyFileContents.read(db, hash) else {
+                throw ENError(
+                    .dataInaccessible, "the export.bin of cached key file \(hash.hexString) is gone",
+                    context: ENError.Context(section: "cachedKeyFiles"))
+            }
             guard let cipher = store.configuration.cipher else { return stored }
             return try cipher.open(stored, authenticating: DetectionTables.cachedKeyFileContext(hash))
         }
@@ -196,7 +195,8 @@ enum DetectionTables {
     static func cachedKeyFileContext(_ hash: Data) -> Data { Data("ENStore.cached_key_files.".utf8) + hash }
 
     static func insert<Result>(
-        _ db: Database, _ record: ENDetectionRecord<Result>, _ result: Data, _ cipher: (any ENAuthenticatedCipher)?
+        _ db: Database, _ record: ENDetectionRecord<Result>, _ result: Data, _ cipher: (any ENAuthenticatedCipher)?,
+        _ contents: KeyFileContents
     ) throws -> Int64 {
         let date = StoreCodec.column(record.date)
         if let limit = record.rateLimit {
@@ -219,7 +219,7 @@ enum DetectionTables {
         for hash in record.processedKeyFileHashes {
             try fileStatement.execute(arguments: [hash, date, id])
         }
-        try insertCachedKeyFiles(db, record.cachedKeyFiles, date, cipher)
+        try insertCachedKeyFiles(db, record.cachedKeyFiles, date, cipher, contents)
         if record.countsTowardRateLimit {
             try db.execute(sql: "INSERT INTO detection_ledger (date) VALUES (?)", arguments: [date])
         }
@@ -229,7 +229,8 @@ enum DetectionTables {
     /// Caches each file not cached yet: its `export.bin` is adopted when staged, otherwise read and written
     /// (only then); a file already cached keeps its contents and caching date.
     private static func insertCachedKeyFiles(
-        _ db: Database, _ files: [ENCachedKeyFile], _ date: Double, _ cipher: (any ENAuthenticatedCipher)?
+        _ db: Database, _ files: [ENCachedKeyFile], _ date: Double, _ cipher: (any ENAuthenticatedCipher)?,
+        _ contents: KeyFileContents
     ) throws {
         let cached = try db.cachedStatement(sql: "SELECT 1 FROM cached_key_files WHERE hash = ?")
         let insert = try db.cachedStatement(sql: "INSERT INTO cached_key_files (hash, cached_at) VALUES (?, ?)")
@@ -238,24 +239,23 @@ enum DetectionTables {
         for (index, file) in files.enumerated() where seen.insert(file.hash).inserted {
             if try Int.fetchOne(cached, arguments: [file.hash]) == nil { uncached.append((index, file)) }
         }
-        try insertContents(db, uncached, cipher)
+        try insertContents(db, uncached, cipher, contents)
         for (_, file) in uncached {
             try insert.execute(arguments: [file.hash, date])
         }
     }
 
     /// Writes the `export.bin` of each file whose contents are not stored yet (reading it only then), sealed
-    /// with `cipher`; returns how many were written. A file's index is its position for error contexts.
+    /// with `cipher`, durably (``KeyFileContents``); returns how many were written. A file's index is its position
+    /// for error contexts.
     @discardableResult
     static func insertContents(
-        _ db: Database, _ files: [(index: Int, file: ENCachedKeyFile)], _ cipher: (any ENAuthenticatedCipher)?
+        _ db: Database, _ files: [(index: Int, file: ENCachedKeyFile)], _ cipher: (any ENAuthenticatedCipher)?,
+        _ contents: KeyFileContents
     ) throws -> Int {
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM key_file_contents WHERE hash = ?")
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, ?)")
         var written = 0
         for (index, file) in files {
-            if try Int.fetchOne(exists, arguments: [file.hash]) != nil { continue }
+            if try contents.contains(db, file.hash) { continue }
             var exportBinary = try file.exportBinary()
             guard !exportBinary.isEmpty else {
                 throw ENError.badParameter(
@@ -265,17 +265,11 @@ enum DetectionTables {
             if let cipher {
                 exportBinary = try cipher.seal(exportBinary, authenticating: cachedKeyFileContext(file.hash))
             }
-            try insert.execute(arguments: [file.hash, exportBinary])
+            try contents.write(db, file.hash, exportBinary)
             written += 1
         }
+        if written > 0 { try contents.syncDirectory() }
         return written
-    }
-
-    /// Deletes the file contents that no `cached_key_files` row refers to; returns how many.
-    static func deleteUnreferencedContents(_ db: Database) throws -> Int {
-        try db.execute(
-            sql: "DELETE FROM key_file_contents WHERE hash NOT IN (SELECT hash FROM cached_key_files)")
-        return db.changesCount
     }
 
     static func fetch(_ db: Database, _ kind: String?, latestOnly: Bool) throws -> [StoredRow] {

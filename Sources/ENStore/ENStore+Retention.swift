@@ -12,16 +12,20 @@ extension ENStoreUpdate where Store == ENStore {
     /// `export.bin` and any a detection staged without recording it; processed key
     /// files, ledger entries and detection results when recorded before it. The manager state does not expire.
     public static func deleteExpiredRecords(now: Date? = nil) -> ENStoreUpdate<ENStore, ENStoreRecordCounts> {
-        .init { store, db in try ENStore.deleteExpiredRecords(db, store.configuration, now: now) }
+        .init { store, db in
+            try ENStore.deleteExpiredRecords(db, store.configuration, now: now, contents: store.keyFileContents)
+        }
     }
 
     /// Deletes everything the store holds, in one transaction (Apple's "Delete Exposure Log", plus the own
     /// keys, the manager state and any legacy tables of an older schema), then truncates the write-ahead log so
-    /// no erased page stays in it.
+    /// no erased page stays in it. The cached key files' `export.bin` files (``ENStore/cachedKeyFilesDirectory``)
+    /// are deleted once the transaction has committed.
     ///
     /// The schema and the encryption setting stay; the store remains usable.
     public static var eraseAll: ENStoreUpdate<ENStore, Void> {
-        .init(truncatesLog: true) { _, db in
+        .init(truncatesLog: true) { store, db in
+            let cached = try Data.fetchAll(db, sql: "SELECT hash FROM cached_key_files")
             for table in [
                 "own_keys", "sightings", "detections", "processed_key_files", "cached_key_files", "key_file_contents",
                 "detection_ledger",
@@ -32,6 +36,7 @@ extension ENStoreUpdate where Store == ENStore {
             try db.execute(sql: "DELETE FROM manager_state")
             try db.execute(sql: "INSERT INTO manager_state (id) VALUES (1)")
             _ = try LegacyTables.drop(db)
+            try store.keyFileContents.deleteUnreferenced(db, released: cached)
         }
     }
 }
@@ -63,7 +68,7 @@ extension ENStore {
     /// The deletions of `ENStoreUpdate.deleteExpiredRecords(now:)`, on an open transaction: also run by the open
     /// itself, in the same transaction as the rest of its preparation.
     static func deleteExpiredRecords(
-        _ db: Database, _ configuration: ENStoreConfiguration, now: Date?
+        _ db: Database, _ configuration: ENStoreConfiguration, now: Date?, contents: KeyFileContents
     ) throws -> ENStoreRecordCounts {
         let cutoff = (now ?? configuration.now()).addingTimeInterval(-configuration.retentionPeriod)
         let date = StoreCodec.column(cutoff)
@@ -75,9 +80,12 @@ extension ENStore {
         var counts = ENStoreRecordCounts()
         counts.ownKeys = try delete("DELETE FROM own_keys WHERE rolling_start + rolling_period <= ?", [interval])
         counts.sightings = try delete("DELETE FROM sightings WHERE interval < ?", [interval])
+        let expired = try Data.fetchAll(
+            db, sql: "SELECT hash FROM cached_key_files WHERE cached_at < ?", arguments: [date])
         counts.cachedKeyFiles = try delete("DELETE FROM cached_key_files WHERE cached_at < ?", [date])
-        // The contents of the files just expired, and any a detection staged but did not record.
-        _ = try DetectionTables.deleteUnreferencedContents(db)
+        // The contents of the files just expired (once this transaction commits), and any a detection staged but
+        // did not record.
+        try contents.deleteUnreferenced(db, released: expired)
         counts.processedKeyFiles = try delete("DELETE FROM processed_key_files WHERE processed_at < ?", [date])
         counts.ledgerEntries = try delete("DELETE FROM detection_ledger WHERE date < ?", [date])
         counts.detections = try delete("DELETE FROM detections WHERE computed_at < ?", [date])

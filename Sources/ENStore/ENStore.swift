@@ -11,7 +11,8 @@ internal import GRDB
 /// `ENKeyServerStore`; nothing this store does writes them.
 ///
 /// A store is one SQLite database, reached through GRDB: a file in write-ahead-log mode (readers never
-/// block the writer, and a crash never leaves half a write), or an in-memory database for tests. Every
+/// block the writer, and a crash never leaves half a write), with its cached key files beside it
+/// (``cachedKeyFilesDirectory``), or an in-memory database for tests. Every
 /// operation is a request value, run synchronously or `async` through ``ENPersistentStore``'s accessors;
 /// every write is one transaction.
 ///
@@ -45,7 +46,11 @@ public final class ENStore: ENPersistentStore {
         database = try ENStoreDatabase(
             path: path, schema: FrameworkSchema.schema,
             validate: { db in try ENStore.checkEncryption(db, cipher: cipher, path: path) },
-            prepare: { db in try ENStore.prepare(db, configuration, cipher: cipher, now: now, path: path) })
+            prepare: { db in
+                try ENStore.prepare(
+                    db, configuration, cipher: cipher, now: now, path: path,
+                    contents: KeyFileContents(storePath: path))
+            })
         self.configuration = configuration
     }
 
@@ -54,7 +59,11 @@ public final class ENStore: ENPersistentStore {
         let (cipher, now) = (configuration.cipher, configuration.now())
         database = try ENStoreDatabase(
             inMemory: FrameworkSchema.schema,
-            prepare: { db in try ENStore.prepare(db, configuration, cipher: cipher, now: now, path: ":memory:") })
+            prepare: { db in
+                try ENStore.prepare(
+                    db, configuration, cipher: cipher, now: now, path: ":memory:",
+                    contents: KeyFileContents(storePath: nil))
+            })
         self.configuration = configuration
     }
 
@@ -63,16 +72,29 @@ public final class ENStore: ENPersistentStore {
     /// commits nothing.
     private static func prepare(
         _ db: Database, _ configuration: ENStoreConfiguration, cipher: (any ENAuthenticatedCipher)?, now: Date,
-        path: String
+        path: String, contents: KeyFileContents
     ) throws {
         try prepareEncryption(db, cipher: cipher, now: now, path: path)
         // Retention also deletes what a detection staged and did not record (it crashed); without it, only that.
         if configuration.deletesExpiredRecordsOnOpen {
-            _ = try deleteExpiredRecords(db, configuration, now: now)
+            _ = try deleteExpiredRecords(db, configuration, now: now, contents: contents)
         } else {
-            _ = try DetectionTables.deleteUnreferencedContents(db)
+            try contents.deleteUnreferenced(db)
         }
     }
+
+    /// The directory beside the database file where the store keeps the `export.bin` of its cached key files, one
+    /// file each named by its SHA-256 in hexadecimal (`PATH-keyfiles` for a store at `PATH`); `nil` for an
+    /// in-memory store, which keeps them in its database.
+    ///
+    /// It is part of the store, like the database file and its `-wal` and `-shm` files: move, back up, protect or
+    /// delete them together. Its files are written and flushed before the detection that caches them is recorded,
+    /// and deleted when the cached files expire or the store is erased. A directory that is missing or altered
+    /// makes a detection from the cache fail with `ENError.Code.dataInaccessible` (or the cipher's error).
+    public var cachedKeyFilesDirectory: String? { keyFileContents.directory }
+
+    /// Where the store keeps its cached key files' contents.
+    var keyFileContents: KeyFileContents { KeyFileContents(storePath: database.path) }
 
     // MARK: Encryption at rest
 

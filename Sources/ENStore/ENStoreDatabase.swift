@@ -27,7 +27,7 @@ public final class ENStoreDatabase: Sendable {
         prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
     ) throws(ENError) {
         let inRollbackJournalMode = try Self.validateExistingFile(at: path, schema: schema, validate: validate)
-        var configuration = Self.configuration(schema, pageSize: schema.pageSize)
+        var configuration = Self.configuration(schema)
         configuration.busyMode = .timeout(10)
         if inRollbackJournalMode {
             try Self.upgradeThroughCopy(of: path, schema, configuration, prepare: prepare)
@@ -46,9 +46,7 @@ public final class ENStoreDatabase: Sendable {
         throws(ENError)
     {
         do {
-            // SQLite's default page size: an in-memory database has no log to write, and every page of it stays in
-            // memory (1,000 simulated devices' stores took 2.9 GB with 64 KiB pages, 190 MB with 4 KiB).
-            writer = try DatabaseQueue(configuration: Self.configuration(schema, pageSize: 4_096))
+            writer = try DatabaseQueue(configuration: Self.configuration(schema))
         } catch {
             throw ENError.store(error, path: ":memory:")
         }
@@ -62,16 +60,14 @@ public final class ENStoreDatabase: Sendable {
     /// The most bytes of write-ahead log left on disk once a checkpoint has copied it into the database.
     static let logSizeLimit = 4 << 20
 
-    private static func configuration(_ schema: StoreSchema, pageSize: Int) -> Configuration {
+    private static func configuration(_ schema: StoreSchema) -> Configuration {
         var configuration = Configuration()
         configuration.label = schema.kind
         configuration.prepareDatabase { db in
             // Deleted content is overwritten, so that erased keys and sightings do not linger in free pages.
             try db.execute(sql: "PRAGMA secure_delete = ON")
-            // Only a file not yet written takes it (before the switch to write-ahead logging); others keep theirs.
-            try db.execute(sql: "PRAGMA page_size = \(pageSize)")
-            // A checkpoint comes every 1,000 pages of log (SQLite's default: 64 MiB at 64 KiB); after it, the log
-            // is cut back to at most 4 MiB on disk.
+            // After a checkpoint, the log is cut back to at most 4 MiB on disk (a large transaction, an erase or an
+            // import, can make it grow far beyond the 1,000 pages between checkpoints).
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
         }
         return configuration

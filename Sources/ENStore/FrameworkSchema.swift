@@ -7,18 +7,10 @@ internal import GRDB
 /// `Scripts/make-store-fixtures.py`, which copies the DDL from this file) and prove that such files still open.
 enum FrameworkSchema {
     static let schema = StoreSchema(
-        kind: "ENStore", signatureTable: "store_metadata", pageSize: pageSize,
+        kind: "ENStore", signatureTable: "store_metadata",
         migrations: [
             ("v1", migrateV1), ("v2", migrateV2), ("v3", migrateV3), ("v4", migrateV4), ("v5", migrateV5),
         ])
-
-    /// The page size of a new store: 64 KiB, SQLite's largest. Most of a store's bytes are cached key files (about
-    /// 1 MB each), which SQLite writes page by page, twice (into the write-ahead log, then into the database at
-    /// the checkpoint), each page with its own log frame and checksum: with 64 KiB pages a detection's staging
-    /// costs about half the CPU time it does with SQLite's default 4 KiB (see `Documentation/Performance.md`).
-    /// Small writes pay for it (a batch of 100 sightings writes whole 64 KiB pages), a few microseconds per
-    /// sighting. A store created with another page size keeps it.
-    static let pageSize = 65_536
 
     /// Schema v1: the device's data, detection state and results, and the sample app's data.
     static func migrateV1(_ db: Database) throws {

@@ -16,14 +16,9 @@ package struct StoreSchema: Sendable {
     /// The migrations, oldest first. Never edit a shipped one; add a new one.
     package var migrations: [Migration]
 
-    /// The SQLite page size of a file this schema creates (an existing file keeps the one it was created with; an
-    /// in-memory database has SQLite's default, 4 KiB).
-    package var pageSize: Int
-
-    package init(kind: String, signatureTable: String, pageSize: Int = 4096, migrations: [Migration]) {
+    package init(kind: String, signatureTable: String, migrations: [Migration]) {
         self.kind = kind
         self.signatureTable = signatureTable
-        self.pageSize = pageSize
         self.migrations = migrations
     }
 

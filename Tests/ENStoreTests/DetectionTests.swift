@@ -118,7 +118,7 @@ struct DetectionTests {
         #expect(try await store.write(.stageCachedKeyFiles(files.map { unreadKeyFile($0.hash, reads) })) == 0)
         #expect(try await store.read(.recordCounts) == ENStoreRecordCounts())
         #expect(try await store.read(.cachedKeyFile(files[0].hash)) == nil)
-        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [3])
+        #expect(try storedContents(path) == 3)
 
         // The detection adopts the first two without reading them; the third stays staged only.
         try await store.write(
@@ -136,18 +136,18 @@ struct DetectionTests {
 
         // A discard deletes the one not adopted, and only it.
         #expect(try await store.write(.discardStagedKeyFiles) == 1)
-        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
+        #expect(try storedContents(path) == 2)
 
         // Staged and left behind (a crash): the next open deletes it, with retention on open or without.
         #expect(try await store.write(.stageCachedKeyFiles([files[2]])) == 1)
         try store.close()
         let withoutRetention = try ENStore(
             path: path, configuration: ENStoreConfiguration(now: { referenceDate }, deletesExpiredRecordsOnOpen: false))
-        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
+        #expect(try storedContents(path) == 2)
         #expect(try await withoutRetention.write(.stageCachedKeyFiles([files[2]])) == 1)
         try withoutRetention.close()
         let reopened = try ENStore(path: path, configuration: clock.configuration())
-        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [2])
+        #expect(try storedContents(path) == 2)
 
         // Staged and then not staged any more (another sweep came first): the detection writes it itself.
         #expect(try await reopened.write(.stageCachedKeyFiles([files[2]])) == 1)
@@ -159,7 +159,7 @@ struct DetectionTests {
         // Retention deletes the expired files' contents with them.
         clock.advance(by: 15 * 86_400)
         #expect(try await reopened.write(.deleteExpiredRecords()).cachedKeyFiles == 3)
-        #expect(try rows(path, "SELECT COUNT(*) FROM key_file_contents").map { $0[0] as Int } == [0])
+        #expect(try storedContents(path) == 0)
     }
 
     /// Staging refuses what recording refuses, and writes nothing then.

@@ -27,13 +27,15 @@ struct EncryptionTests {
         try store.close()
     }
 
-    /// A real `export.bin` of 172 bytes: small enough to sit whole in one database page, so the search on disk
-    /// finds it when it is stored in the clear.
+    /// A real `export.bin` of 172 bytes.
     func exportBinary() throws -> Data { try Fixtures.data("export/generated/bare-export.bin") }
     let keyFileHash = Data(repeating: 0x4B, count: 32)
 
+    /// Whether `bytes` are in the store's files: the database, its log, and its cached key files beside it.
     func onDisk(_ path: String, _ bytes: Data) throws -> Bool {
-        try fileContains(path, bytes) || fileContains(path + "-wal", bytes)
+        let keyFiles = (try? FileManager.default.contentsOfDirectory(atPath: path + "-keyfiles")) ?? []
+        return try fileContains(path, bytes) || fileContains(path + "-wal", bytes)
+            || keyFiles.contains { name in try fileContains(path + "-keyfiles/" + name, bytes) }
     }
 
     @Test func plainStoresKeepKeysAndIdentifiersInTheClear() throws {
@@ -97,7 +99,7 @@ struct EncryptionTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
-    /// A sealed key file is bound to its hash: copied into another file's row, it does not open there.
+    /// A sealed key file is bound to its hash: copied over another file's contents, it does not open there.
     @Test func aSealedKeyFileDoesNotOpenInAnotherRow() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -114,16 +116,12 @@ struct EncryptionTests {
                         ENCachedKeyFile(hash: other, exportBinary: Data("another export.bin".utf8)),
                     ])))
         #expect(try store.read(.cachedKeyFile(other)) == Data("another export.bin".utf8))
+        let contents = try #require(store.cachedKeyFilesDirectory)
         try store.close()
-        let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE key_file_contents SET export_binary = (SELECT export_binary FROM key_file_contents WHERE hash = ?)
-                    WHERE hash = ?
-                    """, arguments: [other, keyFileHash])
-        }
-        try queue.close()
+        // Sealed on disk: the plain export.bin is not in the file.
+        let sealed = try Data(contentsOf: URL(fileURLWithPath: contents + "/" + other.hexString))
+        #expect(sealed != Data("another export.bin".utf8))
+        try sealed.write(to: URL(fileURLWithPath: contents + "/" + keyFileHash.hexString))
         store = try ENStore(path: path, configuration: configuration)
         #expect(throws: ENError.self) { _ = try store.read(.cachedKeyFile(keyFileHash)) }
         // The control: the same sealed value still opens in its own row.

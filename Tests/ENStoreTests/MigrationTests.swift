@@ -1,4 +1,5 @@
 import ENCore
+import ENCrypto
 import ENStore
 import ENTestSupport
 import Foundation
@@ -227,28 +228,87 @@ struct MigrationTests {
         #expect(try ENStore(inMemoryWith: ENStoreConfiguration()).read(.legacyAppData) == nil)
     }
 
-    /// A new framework store is created with 64 KiB pages (its cached key files are most of its bytes), a new app
-    /// store with SQLite's default 4 KiB; a file created with another page size keeps it through the migrations.
-    @Test func newStoresHaveTheirPageSizeAndOldFilesKeepTheirs() throws {
+    /// A file store keeps its cached key files' `export.bin` as files beside the database (SQLite would write each
+    /// twice, page by page), and the database keeps SQLite's 4 KiB pages, which suit its small writes. A store
+    /// migrated from a schema that kept them in the database reads those from there until they expire.
+    @Test func cachedKeyFilesLiveBesideTheDatabaseAndOldOnesInIt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         func pageSize(_ path: String) throws -> Int { try rows(path, "PRAGMA page_size")[0][0] as Int }
+        let clock = TestClock(referenceDate)
+        let migrated = try copyFixture("store-v4.sqlite", to: directory)
+        let store = try ENStore(path: migrated, configuration: clock.configuration())
+        #expect(store.cachedKeyFilesDirectory == migrated + "-keyfiles")
+        #expect(try ENStore(inMemoryWith: clock.configuration()).cachedKeyFilesDirectory == nil)
+        let old = try #require(try await store.read(.cachedKeyFileHashes).first)
+        let oldBinary = try #require(try await store.read(.cachedKeyFile(old)))
+        #expect(try storedContents(migrated) == 1)
+        #expect(!FileManager.default.fileExists(atPath: migrated + "-keyfiles"))
+
+        // A new file goes beside the database, as its export.bin byte for byte (this store has no cipher).
+        let binary = try Fixtures.data("export/generated/bare-export.bin")
+        let hash = SHA256.hash(binary)
+        try await store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: clock.now, kind: "v2", result: 1,
+                    cachedKeyFiles: [ENCachedKeyFile(hash: hash, exportBinary: binary)])))
+        let file = migrated + "-keyfiles/" + hash.hexString
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == binary)
+        #expect(try rows(migrated, "SELECT COUNT(*) FROM key_file_contents")[0][0] as Int == 1)
+        #expect(try await store.read(.cachedKeyFile(old)) == oldBinary)
+        #expect(try await store.read(.cachedKeyFile(hash)) == binary)
+
+        // A file gone from the directory is an error that names it, not a file silently skipped.
+        try FileManager.default.moveItem(atPath: file, toPath: file + "-aside")
+        let error = expectCode(.dataInaccessible) { _ = try store.read(.cachedKeyFile(hash)) }
+        #expect(error?.reason.contains(hash.hexString) == true)
+        try FileManager.default.moveItem(atPath: file + "-aside", toPath: file)
+
+        // Retention deletes both kinds; erasing deletes the files too.
+        clock.advance(by: 15 * 86_400)
+        #expect(try await store.write(.deleteExpiredRecords()).cachedKeyFiles == 2)
+        #expect(try storedContents(migrated) == 0)
+        try await store.write(
+            .recordDetection(
+                ENDetectionRecord(
+                    date: clock.now, kind: "v2", result: 2,
+                    cachedKeyFiles: [ENCachedKeyFile(hash: hash, exportBinary: binary)])))
+        #expect(try storedContents(migrated) == 1)
+        try await store.write(.eraseAll)
+        #expect(try storedContents(migrated) == 0)
+        try store.close()
+
+        // New stores, framework and app, have SQLite's 4 KiB pages.
         let storePath = directory.path("store.sqlite")
         let appPath = directory.path("app.sqlite")
         try ENStore(path: storePath).close()
         try ENAppStore(path: appPath).close()
-        #expect(try pageSize(storePath) == 65_536)
+        #expect(try pageSize(storePath) == 4_096)
         #expect(try pageSize(appPath) == 4_096)
+    }
 
-        let migrated = try copyFixture("store-v4.sqlite", to: directory)
-        #expect(try pageSize(migrated) == 4_096)
-        let store = try ENStore(path: migrated, configuration: TestClock(referenceDate).configuration())
-        try store.checkIntegrity()
-        try store.close()
-        #expect(try pageSize(migrated) == 4_096)
-        // And it opens again at that size, its cached key file intact.
-        let reopened = try ENStore(path: migrated, configuration: TestClock(referenceDate).configuration())
-        #expect(try reopened.read(.recordCounts).cachedKeyFiles == 1)
+    /// Contents written by a detection whose transaction then fails are not data: the next sweep deletes them.
+    @Test func contentsOfAFailedRecordAreSwept() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("store.sqlite")
+        let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        let binary = try Fixtures.data("export/generated/bare-export.bin")
+        let failing = ENCachedKeyFile(hash: Data(repeating: 7, count: 32)) { () throws(ENError) in
+            throw ENError(.dataInaccessible, "gone")
+        }
+        expectCode(.dataInaccessible) {
+            _ = try store.write(
+                .recordDetection(
+                    ENDetectionRecord(
+                        date: referenceDate, kind: "v2", result: 1,
+                        cachedKeyFiles: [ENCachedKeyFile(hash: SHA256.hash(binary), exportBinary: binary), failing])))
+        }
+        #expect(try await store.read(.recordCounts) == ENStoreRecordCounts())
+        #expect(try storedContents(path) == 1)
+        #expect(try await store.write(.discardStagedKeyFiles) == 1)
+        #expect(try storedContents(path) == 0)
     }
 
     @Test func legacyDataIsImportedOnlyIntoAnEmptyAppStore() throws {
@@ -305,4 +365,12 @@ func rows(_ path: String, _ sql: String) throws -> [Row] {
     let queue = try DatabaseQueue(path: path, configuration: configuration)
     defer { try? queue.close() }
     return try queue.read { db in try Row.fetchAll(db, sql: sql) }
+}
+
+/// How many `export.bin` the store at `path` holds, cached or staged: the files in the directory beside it and the
+/// rows of its `key_file_contents` table, read without opening the store (an open deletes what is staged).
+func storedContents(_ path: String) throws -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: path + "-keyfiles")) ?? []
+    return try names.count(where: { !$0.hasSuffix(".tmp") })
+        + (rows(path, "SELECT COUNT(*) FROM key_file_contents")[0][0] as Int)
 }

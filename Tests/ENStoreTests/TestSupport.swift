@@ -61,12 +61,14 @@ struct SampleSummary: Codable, Hashable, Sendable {
     var maximumScore: Double
 }
 
-/// Expects `body` to throw an ``ENError`` with `code`.
+/// Expects `body` to throw an ``ENError`` with `code`, and returns it.
+@discardableResult
 func expectCode(
     _ code: ENError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
-) {
+) -> ENError? {
     let error = #expect(throws: ENError.self, sourceLocation: sourceLocation) { try body() }
     #expect(error?.code == code, "\(String(describing: error))", sourceLocation: sourceLocation)
+    return error
 }
 
 /// Expects `body` to throw an ``ENError`` with `code`.

@@ -121,10 +121,12 @@ struct DetectionScenario {
     /// The number of `export.bin` the framework store holds (cached or staged), read from the file without
     /// opening it as a store (an open deletes what is staged).
     func storedKeyFileContents() throws -> Int {
-        let queue = try DatabaseQueue(
-            path: directory.url.appendingPathComponent("ExposureNotificationFramework.sqlite").path)
+        let path = directory.url.appendingPathComponent("ExposureNotificationFramework.sqlite").path
+        let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
-        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key_file_contents") ?? -1 }
+        let rows = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key_file_contents") ?? -1 }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: path + "-keyfiles")) ?? []
+        return rows + files.count(where: { !$0.hasSuffix(".tmp") })
     }
 
     /// The records in `me`'s framework store, read beside the manager.

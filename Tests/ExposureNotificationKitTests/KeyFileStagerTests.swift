@@ -13,7 +13,9 @@ struct KeyFileStagerTests {
     func contentsCount(_ path: String) throws -> Int {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
-        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key_file_contents") ?? -1 }
+        let rows = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key_file_contents") ?? -1 }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: path + "-keyfiles")) ?? []
+        return rows + files.count(where: { !$0.hasSuffix(".tmp") })
     }
 
     func file(_ text: String, reads: Counter? = nil) -> ENCachedKeyFile {

@@ -1,0 +1,174 @@
+internal import ENCore
+internal import Foundation
+internal import GRDB
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// Where an ``ENStore`` keeps the `export.bin` of its cached key files (sealed with the store's cipher when it has
+/// one): for a file store, one file each in a directory beside the database (``ENStore/cachedKeyFilesDirectory``),
+/// named by the file's hash in hexadecimal; for an in-memory store, the `key_file_contents` table. A file store
+/// written by an earlier version may still hold some in that table: they are read from there until they expire.
+///
+/// Outside SQLite, a 1 MB `export.bin` is written once (SQLite writes a blob into its log, then again into the
+/// database, page by page, each page with a checksum), and the database keeps SQLite's 4 KiB pages, which suit
+/// its many small writes (a sighting at a time).
+///
+/// Contents are data only while a `cached_key_files` row refers to their hash, as before: a file is written and
+/// flushed to disk (written under a temporary name, `fdatasync`ed, renamed, the directory flushed) before the
+/// transaction that refers to it commits, and the files whose rows a transaction deletes are removed only once it
+/// has committed. A file no row refers to (staged by a detection that did not finish) is removed by every sweep.
+/// Every call runs inside one of the store's write or read accesses, so the store's single writer orders them.
+struct KeyFileContents: Sendable {
+    /// The directory of a file store's contents, or `nil` for an in-memory store.
+    let directory: String?
+
+    /// The contents of the store whose database is at `storePath` (`nil` in memory).
+    init(storePath: String?) {
+        directory = storePath.map(Self.directory(forStoreAt:))
+    }
+
+    /// The contents directory of the store whose database is at `path`.
+    static func directory(forStoreAt path: String) -> String { path + "-keyfiles" }
+
+    private func path(of hash: Data) -> String? { directory.map { $0 + "/" + hash.hexString } }
+
+    /// Whether the contents of `hash` are stored (referred to or staged).
+    func contains(_ db: Database, _ hash: Data) throws -> Bool {
+        if let path = path(of: hash), access(path, F_OK) == 0 { return true }
+        let statement = try db.cachedStatement(sql: "SELECT 1 FROM key_file_contents WHERE hash = ?")
+        return try Int.fetchOne(statement, arguments: [hash]) != nil
+    }
+
+    /// The stored contents of `hash`, or `nil` when there are none.
+    func read(_ db: Database, _ hash: Data) throws -> Data? {
+        if let path = path(of: hash), let contents = try Self.readFile(path) { return contents }
+        return try Data.fetchOne(
+            db, sql: "SELECT export_binary FROM key_file_contents WHERE hash = ?", arguments: [hash])
+    }
+
+    /// Stores `contents` for `hash`, durably before the calling transaction commits: a file store's file is
+    /// written under a temporary name, flushed and renamed (call ``syncDirectory()`` once after a batch).
+    func write(_ db: Database, _ hash: Data, _ contents: Data) throws {
+        guard let directory, let path = path(of: hash) else {
+            try db.execute(
+                sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, ?)", arguments: [hash, contents])
+            return
+        }
+        try Self.createDirectory(directory)
+        let temporary = path + ".tmp"
+        try Self.writeFile(temporary, contents)
+        guard rename(temporary, path) == 0 else {
+            let error = Self.fileError("cannot name a cached key file", path: path)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Flushes the directory's entries (the names of the files just written) to disk.
+    func syncDirectory() throws {
+        guard let directory else { return }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.fileError("cannot open the cached key files' directory", path: directory) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else {
+            throw Self.fileError("cannot flush the cached key files' directory", path: directory)
+        }
+    }
+
+    /// Deletes the contents that no `cached_key_files` row refers to (staged by a detection that did not record
+    /// its result), and, once the calling transaction has committed, those of `released` (hashes whose rows it
+    /// deleted); returns how many were deleted now.
+    @discardableResult
+    func deleteUnreferenced(_ db: Database, released: [Data] = []) throws -> Int {
+        try db.execute(sql: "DELETE FROM key_file_contents WHERE hash NOT IN (SELECT hash FROM cached_key_files)")
+        var deleted = db.changesCount
+        guard let directory else { return deleted }
+        let referenced = Set(try Data.fetchAll(db, sql: "SELECT hash FROM cached_key_files").map(\.hexString))
+        let releasedNames = Set(released.map(\.hexString)).subtracting(referenced)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        where !referenced.contains(name) && !releasedNames.contains(name) {
+            if unlink(directory + "/" + name) == 0, !name.hasSuffix(".tmp") { deleted += 1 }
+        }
+        if !releasedNames.isEmpty {
+            // Removed only if the deletion of their rows commits: a rolled-back transaction keeps them.
+            db.afterNextTransaction { _ in
+                for name in releasedNames { unlink(directory + "/" + name) }
+            }
+        }
+        return deleted
+    }
+
+    // MARK: Files
+
+    /// The bytes of the file at `path`, or `nil` when there is none.
+    private static func readFile(_ path: String) throws -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw fileError("cannot open a cached key file", path: path)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw fileError("cannot read a cached key file", path: path) }
+        let size = Int(status.st_size)
+        var contents = Data(count: size)
+        let got = contents.withUnsafeMutableBytes { buffer -> Int in
+            var done = 0
+            while done < size {
+                let n = systemRead(fd, buffer.baseAddress! + done, size - done)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { return n < 0 ? -1 : done }
+                done += n
+            }
+            return done
+        }
+        guard got == size else { throw fileError("cannot read a cached key file (short read)", path: path) }
+        return contents
+    }
+
+    private static func writeFile(_ path: String, _ contents: Data) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw fileError("cannot create a cached key file", path: path) }
+        var failure: ENError?
+        contents.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = systemWrite(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else {
+                    failure = fileError("cannot write a cached key file", path: path)
+                    return
+                }
+                done += n
+            }
+        }
+        if failure == nil, fdatasync(fd) != 0 { failure = fileError("cannot flush a cached key file", path: path) }
+        close(fd)
+        if let failure {
+            unlink(path)
+            throw failure
+        }
+    }
+
+    private static func createDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
+        throw fileError("cannot create the cached key files' directory", path: path)
+    }
+
+    private static func fileError(_ message: String, path: String) -> ENError {
+        let code = errno
+        return ENError(
+            code == ENOSPC || code == EDQUOT ? .insufficientStorage : .dataInaccessible,
+            "\(message): \(String(cString: strerror(code)))", context: ENError.Context(file: path))
+    }
+}
+
+// The system calls, outside the type, whose `read` and `write` would hide them.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buffer, count) }
