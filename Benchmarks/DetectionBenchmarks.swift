@@ -11,8 +11,9 @@ import Foundation
 /// the cache (`detectExposures(configuration:)`), on 1 thread and on all cores, with peak memory. Beside each
 /// cold row, the bare matcher on the same files (`ENMatcher` streaming the files itself, as the matching suite
 /// does) in the same rounds, so that the facade's cost is a ratio measured here (`--iterations` rounds after a
-/// warm-up, each row's median and best; the ratios are medians of the rounds' ratios). Every row is gated: the planted
-/// sightings must give exposure windows and the decoys none.
+/// warm-up, each row's median and best; the ratios are medians of the rounds' ratios). A pass with the whole process
+/// confined to one core (Linux, not in quick runs) gives the time that more threads speed up (`vs_1core`). Every
+/// row is gated: the planted sightings must give exposure windows and the decoys none.
 let detectionBenchmarkSuite = BenchmarkSuite(name: "detection") { context, report in
     let sizes = context.quick ? [100_000] : [1_000_000, 5_000_000]
     for keys in sizes {
@@ -52,13 +53,26 @@ enum DetectionBenchmark {
         let sightings = set.sightings
         let expectedKeys = set.plantedKeys
 
-        for threads in MatchingBenchmark.threadCounts(context) {
+        // One pass per thread count, and one of one thread with the whole process confined to one core: with one
+        // matching thread a detection still reads and verifies on another core, so the one-core pass is the time
+        // that more threads are a speed-up of (`vs_1core` on the rows of the other passes).
+        var passes = MatchingBenchmark.threadCounts(context).map { (threads: $0, oneCore: false) }
+        if CoreAffinity.isAvailable && context.maxThreads > 1 && !context.quick {
+            passes.insert((threads: 1, oneCore: true), at: 1)
+        }
+        var oneCoreMedians: [String: Double] = [:]
+        for (threads, oneCore) in passes {
+            if oneCore && !CoreAffinity.confine(to: [0]) {
+                report.fail("detection \(label): the process could not be confined to one core")
+            }
+            defer { if oneCore { CoreAffinity.release() } }
+            let pass = oneCore ? "1 core" : "\(threads)T"
             // Rounds of three samples in turn: the bare matcher on the same files with the same thread count, a
             // fresh device detecting from the files, then from its cache. The facade's cost is the median of the
             // rounds' ratios, so that a drift of the machine's speed between rows moves both sides of a ratio.
             // The first round warms up (not in quick runs).
             let rounds = context.quick ? 1 : max(1, context.iterations) + 1
-            context.log("detection \(label): threads=\(threads), \(rounds) rounds")
+            context.log("detection \(label): \(oneCore ? "one core, " : "")threads=\(threads), \(rounds) rounds")
             var bareSamples: [Double] = []
             var bareCPU: [Double] = []
             var coldSamples: [Double] = []
@@ -136,14 +150,23 @@ enum DetectionBenchmark {
                 report.fail("detection \(label): \(windows) exposure windows for \(expectedKeys) planted keys")
             }
             let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+            // The speed-up over one core, for the passes after it.
+            func speedUp(_ row: String, _ samples: [Double], into details: inout [String: String]) {
+                if oneCore {
+                    oneCoreMedians[row] = median(samples)
+                } else if let base = oneCoreMedians[row] {
+                    details["vs_1core"] = String(format: "%.2fx", median(samples) / base)
+                }
+            }
+            var bareDetails = [
+                "threads": "\(threads)", "cpu_ns_per_key": String(format: "%.0f", median(bareCPU)),
+                "rounds": "\(bareSamples.count)",
+            ]
+            speedUp("bare", bareSamples, into: &bareDetails)
             report.add(
                 BenchmarkResult(
-                    suite: "detection", name: "\(label) bare matcher from files \(threads)T", unit: "key",
-                    best: bareSamples.min()!, median: median(bareSamples),
-                    details: [
-                        "threads": "\(threads)", "cpu_ns_per_key": String(format: "%.0f", median(bareCPU)),
-                        "rounds": "\(bareSamples.count)",
-                    ]))
+                    suite: "detection", name: "\(label) bare matcher from files \(pass)", unit: "key",
+                    best: bareSamples.min()!, median: median(bareSamples), details: bareDetails))
             for (name, samples, cpu, peak) in [
                 ("cold, from files", coldSamples, coldCPU, coldPeak),
                 ("from the cache", cachedSamples, cachedCPU, cachedPeak),
@@ -160,9 +183,10 @@ enum DetectionBenchmark {
                         format: "%.2fx (%.2f-%.2f)", median(coldRatios), coldRatios.min()!, coldRatios.max()!)
                     details["cpu_vs_bare"] = String(format: "%.2fx", median(coldCPURatios))
                 }
+                speedUp(name, samples, into: &details)
                 report.add(
                     BenchmarkResult(
-                        suite: "detection", name: "\(label) ENManager \(name) \(threads)T", unit: "key",
+                        suite: "detection", name: "\(label) ENManager \(name) \(pass)", unit: "key",
                         best: samples.min()!, median: median(samples), details: details))
                 if peak > 256 << 20 {
                     report.fail("detection \(label) \(name): peak RSS \(peak >> 20) MB exceeds 256 MB")
