@@ -30,7 +30,10 @@ extension FuzzTarget {
             probe { () throws(ENError) in _ = try store.read(.ownKeys) }
             probe { () throws(ENError) in _ = try store.read(.retainedSightings) }
             probe { () throws(ENError) in _ = try store.read(.recordCounts) }
-            probe { () throws(ENError) in _ = try store.read(.cachedKeyFileHashes) }
+            probe { () throws(ENError) in
+                // Each cached key file's contents: beside the database (none here) or in its table.
+                for hash in try store.read(.cachedKeyFileHashes).prefix(4) { _ = try store.read(.cachedKeyFile(hash)) }
+            }
             probe { () throws(ENError) in _ = try store.read(.rateLimitLedger(since: .distantPast)) }
             probe { () throws(ENError) in try store.checkIntegrity() }
             try? store.close()

@@ -253,9 +253,12 @@ enum DetectionTables {
         _ db: Database, _ files: [(index: Int, file: ENCachedKeyFile)], _ cipher: (any ENAuthenticatedCipher)?,
         _ contents: KeyFileContents
     ) throws -> Int {
-        var written = 0
+        var (written, adopted) = (0, 0)
         for (index, file) in files {
-            if try contents.contains(db, file.hash) { continue }
+            if try contents.contains(db, file.hash) {
+                adopted += 1
+                continue
+            }
             var exportBinary = try file.exportBinary()
             guard !exportBinary.isEmpty else {
                 throw ENError.badParameter(
@@ -268,7 +271,9 @@ enum DetectionTables {
             try contents.write(db, file.hash, exportBinary)
             written += 1
         }
-        if written > 0 { try contents.syncDirectory() }
+        // A file adopted as staged may have been renamed into place by a staging that failed before its flush of
+        // the directory: flushed here too, before the transaction that refers to it commits.
+        if written + adopted > 0 { try contents.syncDirectory() }
         return written
     }
 
