@@ -124,8 +124,9 @@ public struct ENLimits: Hashable, Sendable {
     /// running many simulated devices, or an app that must leave cores free, sets it lower.
     public var maximumDetectionThreads: Int?
     /// The most bytes of verified `export.bin` one detection keeps in memory between verifying the files and
-    /// matching their keys: 64 MiB. The files beyond it wait in a private temporary directory (removed when the
-    /// detection ends) and are hashed again when they are read back.
+    /// matching their keys: 64 MiB. Verification, which is far faster than matching, waits when it is spent until
+    /// matching has scanned a file (the file matching reads next never waits, whatever its size), so a detection
+    /// holds at most this much plus one file per thread, however many files it is given.
     public var detectionMemoryBudget: Int
 
     /// Creates limits; the defaults are Apple's (the memory budget is this package's).

@@ -28,8 +28,9 @@ struct StoredDetection: Codable, Sendable {
 ///    is used only once every file has: one file that fails ends the detection with nothing stored (the first
 ///    failing file in the given order names the error). A file's identity is the SHA-256 of its `export.bin`
 ///    (the digest the signature covers), so the same file given twice, zipped differently or already cached,
-///    counts once. The verified `export.bin` stays in memory up to the memory budget, the rest is kept aside in
-///    an ``ExportBinarySpill`` (read once, not unzipped again for matching and caching).
+///    counts once. The verified `export.bin` stays in memory until matching has scanned it; verification runs ahead
+///    of matching only as far as the memory budget allows (``VerificationRun``), so that no file is written aside,
+///    read back or unzipped again.
 /// 3. The keys of the new files and the cached files (the last 14 days) are streamed into the matcher, file by
 ///    file, while the remaining files are still being verified: the newest file first, each file's revised keys
 ///    before its keys, so that a revision (a key re-published with a new report type) wins over the original;
@@ -81,8 +82,6 @@ struct ExposureDetector: Sendable {
         }
 
         let cachedHashes = try store.read(.cachedKeyFileHashes)
-        let spill = ExportBinarySpill()
-        defer { spill.remove() }
         // New files are written into the store as they verify, while matching runs; a detection that does not
         // record its result discards them.
         let stager = KeyFileStager(store: store)
@@ -94,9 +93,12 @@ struct ExposureDetector: Sendable {
             }
         }
         let run = VerificationRun(fileCount: files.count, budget: environment.limits.detectionMemoryBudget)
-        startVerification(files, run: run, spill: spill, stager: stager, cached: Set(cachedHashes))
-        // Never leave the verifying threads running (nor the spill removed under them).
-        defer { run.waitUntilFinished() }
+        startVerification(files, run: run, stager: stager, cached: Set(cachedHashes))
+        // Never leave the verifying threads running, nor waiting for memory that matching will not hand back.
+        defer {
+            run.endMatching()
+            run.waitUntilFinished()
+        }
         let sightings = try store.read(.retainedSightings)
         let matcher = try ENMatcher(sightings: sightings)
         let oldest = ENIntervalNumber(date: now.addingTimeInterval(-environment.limits.retention))
@@ -106,10 +108,11 @@ struct ExposureDetector: Sendable {
         // Matching reads each new file as soon as it is verified, the newest first, while the others are still
         // being verified; its result is used only once every file has verified.
         let streamed = StreamedSources(run: run, fileCount: files.count, cached: cachedHashes.reversed())
-        let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest, stager: stager)
+        let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest, scanned: run.release)
         let streamedMatching = Result { () throws(ENError) -> ENMatchingResult in
             try matcher.match(keyChunks: chunks, options: options)
         }
+        run.endMatching()
         run.waitUntilFinished()
         let verified = try run.verifiedFiles()
         try checkCancellation()
@@ -164,12 +167,11 @@ struct ExposureDetector: Sendable {
 
     /// Starts reading and verifying every file on a thread of its own and returns at once: as many threads as
     /// matching uses take the files in the order matching reads them (the last given first) and record each
-    /// outcome in `run`, which ``VerificationRun/finish()`` ends. The verified bytes stay in memory up to
-    /// ``ENLimits/detectionMemoryBudget``; the others go to `spill`. Each verified file not in `cached` is handed to
-    /// `stager` when it stays in memory (``KeyChunks`` stages the others as it reads them back).
+    /// outcome in `run`, which ``VerificationRun/finish()`` ends. A verified file's bytes stay in memory for
+    /// matching, within ``ENLimits/detectionMemoryBudget`` (``VerificationRun/reserve(_:at:)``), and each one not in
+    /// `cached` is handed to `stager`.
     private func startVerification(
-        _ files: [DiagnosisKeyFile], run: VerificationRun, spill: ExportBinarySpill, stager: KeyFileStager,
-        cached: Set<Data>
+        _ files: [DiagnosisKeyFile], run: VerificationRun, stager: KeyFileStager, cached: Set<Data>
     ) {
         let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys)
         let threads = max(1, min(files.count, Self.matchingThreadCount(environment.limits)))
@@ -178,10 +180,8 @@ struct ExposureDetector: Sendable {
             DispatchQueue.concurrentPerform(iterations: threads) { _ in
                 while let index = run.nextIndex() {
                     let outcome = Result { () throws(ENError) -> VerifiedFile in
-                        try detector.verify(files[index], index: index, verifier: verifier, run: run, spill: spill)
+                        try detector.verify(files[index], index: index, verifier: verifier, run: run)
                     }
-                    // A file kept in memory is staged now; one kept aside when matching reads it back (and hashes
-                    // it again), so that it is not read back and hashed twice.
                     if case .success(let file) = outcome, case .memory(let exportBinary) = file.storage,
                         !cached.contains(file.hash)
                     {
@@ -196,10 +196,9 @@ struct ExposureDetector: Sendable {
         thread.start()
     }
 
-    /// Reads and verifies one file, and keeps its `export.bin` in memory or in `spill`.
+    /// Reads and verifies one file, and keeps its `export.bin` in memory for matching (once the budget allows).
     private func verify(
-        _ file: DiagnosisKeyFile, index: Int, verifier: ENExportVerifier, run: VerificationRun,
-        spill: ExportBinarySpill
+        _ file: DiagnosisKeyFile, index: Int, verifier: ENExportVerifier, run: VerificationRun
     ) throws(ENError) -> VerifiedFile {
         try checkCancellation()
         let archive = try file.archive(limits: .default)
@@ -216,11 +215,11 @@ struct ExposureDetector: Sendable {
                 .badFormat, "the file does not verify: \(result)",
                 context: ENError.Context(file: file.path, section: "export.sig"))
         }
-        if run.reserve(archive.exportBinary.count) {
-            return VerifiedFile(file: file, hash: hash, storage: .memory(archive.exportBinary))
+        if run.reserve(archive.exportBinary.count, at: index) {
+            return VerifiedFile(file: file, index: index, hash: hash, storage: .memory(archive.exportBinary))
         }
-        let url = try spill.write(archive.exportBinary, index: index)
-        return VerifiedFile(file: file, hash: hash, storage: .spilled(url, spill))
+        // Matching has ended (it failed or was cancelled): the bytes will not be read.
+        return VerifiedFile(file: file, index: index, hash: hash, storage: .original)
     }
 
     private func checkCancellation() throws(ENError) {
@@ -228,24 +227,35 @@ struct ExposureDetector: Sendable {
     }
 }
 
-/// A file that verified: its hash and its `export.bin`, in memory or kept aside.
+/// A file that verified: where it was given, its hash and its `export.bin`.
 struct VerifiedFile: Sendable {
     /// Where the verified `export.bin` is.
     enum Storage: Sendable {
+        /// In memory, until matching has scanned it.
         case memory(Data)
-        case spilled(URL, ExportBinarySpill)
+        /// Only in the original file: read and hashed again when needed (the rare cases that read a file twice).
+        case original
     }
 
     let file: DiagnosisKeyFile
+    /// The file's place in the given list.
+    let index: Int
     let hash: Data
     let storage: Storage
 
-    /// The verified `export.bin`: the bytes in memory, or read back from where they were kept aside (they must
-    /// hash the same).
+    /// The verified `export.bin`: the bytes in memory, or the original file's read again, which must hash the
+    /// same.
     @Sendable func exportBinary() throws(ENError) -> Data {
         switch storage {
-        case .memory(let exportBinary): exportBinary
-        case .spilled(let url, let spill): try spill.read(url, hash: hash, file: file.path)
+        case .memory(let exportBinary):
+            return exportBinary
+        case .original:
+            let archive = try file.archive(limits: .default)
+            guard SHA256.hash(archive.exportBinary) == hash else {
+                throw ENError(
+                    .badFormat, "the file changed after it was verified", context: ENError.Context(file: file.path))
+            }
+            return archive.exportBinary
         }
     }
 }
@@ -253,21 +263,28 @@ struct VerifiedFile: Sendable {
 /// What the threads verifying one detection's files share with the matching that reads them: the next file to take
 /// (the last given first, the order matching reads them), the memory budget left, and each file's outcome, which
 /// a reader can wait for.
+///
+/// Verification is far faster than matching (57 against about 470 ns a key), so it would soon hold every file's
+/// bytes: it waits while the budget is spent, until matching has scanned a file and handed its memory back
+/// (``release(at:)``). The file matching reads next never waits, however large, so that verification and matching
+/// cannot wait on each other; once matching has ended, nothing waits and no bytes are kept.
 final class VerificationRun: Sendable {
     private struct State {
         var results: [Result<VerifiedFile, ENError>?]
         var finished = false
+        var budgetLeft: Int
+        /// Files matching has taken (its position in its order: the last given first).
+        var taken = 0
+        var matchingEnded = false
     }
 
     private let fileCount: Int
     private let next = Atomic(0)
-    private let budgetLeft: Atomic<Int>
     private let state: Locked<State>
 
     init(fileCount: Int, budget: Int) {
         self.fileCount = fileCount
-        budgetLeft = Atomic(budget)
-        state = Locked(State(results: Array(repeating: nil, count: fileCount)))
+        state = Locked(State(results: Array(repeating: nil, count: fileCount), budgetLeft: budget))
     }
 
     /// The next file to verify, the last given first; `nil` when all are taken.
@@ -277,16 +294,39 @@ final class VerificationRun: Sendable {
         return fileCount - 1 - position
     }
 
-    /// Takes `bytes` from the memory budget; false (and nothing taken) when they do not fit.
-    func reserve(_ bytes: Int) -> Bool {
-        var left = budgetLeft.load(ordering: .relaxed)
-        while left >= bytes {
-            let (exchanged, original) = budgetLeft.compareExchange(
-                expected: left, desired: left - bytes, ordering: .relaxed)
-            if exchanged { return true }
-            left = original
+    /// Takes `bytes` from the memory budget for the file at `index`, waiting while they do not fit, unless it is
+    /// the file matching reads next; false (and nothing taken) once matching has ended.
+    func reserve(_ bytes: Int, at index: Int) -> Bool {
+        let position = fileCount - 1 - index
+        return state.withLock(when: { $0.matchingEnded || $0.budgetLeft >= bytes || position <= $0.taken }) {
+            state in
+            if state.matchingEnded { return false }
+            state.budgetLeft -= bytes
+            return true
         }
-        return false
+    }
+
+    /// Records that matching has taken the files before `position` in its order (it waits for the next one).
+    func take(upTo position: Int) {
+        state.withLockNotifyingAll { $0.taken = max($0.taken, position) }
+    }
+
+    /// Hands back the memory of the file at `index` once matching has scanned it (or skipped it): its bytes are
+    /// dropped here, and read again from the original file in the rare cases that need them.
+    @Sendable func release(at index: Int) {
+        state.withLockNotifyingAll { state in
+            guard case .success(let file)? = state.results[index], case .memory(let bytes) = file.storage else {
+                return
+            }
+            state.results[index] = .success(
+                VerifiedFile(file: file.file, index: file.index, hash: file.hash, storage: .original))
+            state.budgetLeft += bytes.count
+        }
+    }
+
+    /// Matching has ended: verification no longer waits for memory, nor keeps the bytes it reads.
+    func endMatching() {
+        state.withLockNotifyingAll { $0.matchingEnded = true }
     }
 
     /// Records the outcome of the file at `index` and wakes whoever waits for it.
@@ -363,13 +403,16 @@ final class StreamedSources: Sendable {
             if let newPosition {
                 // Waits, without holding the state, for the file's verification.
                 guard case .success(let file)? = run.outcome(at: fileCount - 1 - newPosition) else { return nil }
-                let fresh = state.withLock { (state: inout State) -> Bool in
+                let (fresh, taken) = state.withLock { (state: inout State) -> (Bool, Int) in
                     state.position += 1
-                    if state.read.insert(file.hash).inserted { return true }
+                    if state.read.insert(file.hash).inserted { return (true, state.position) }
                     state.duplicate = true
-                    return false
+                    return (false, state.position)
                 }
+                run.take(upTo: taken)
                 if fresh { return .new(file) }
+                // The same export.bin again: read once, so its memory goes back now.
+                run.release(at: file.index)
                 continue
             }
             return state.withLock { (state: inout State) -> KeySource? in
@@ -391,24 +434,24 @@ enum KeySource: Sendable {
 }
 
 /// The keys of the sources, file by file, in chunks; each file's revised keys before its keys. Reading stops at
-/// the first error, which ``checkRead()`` then throws. A new file kept aside (``ExportBinarySpill``) is handed to
-/// `stager`, when there is one, as it is read back.
+/// the first error, which ``checkRead()`` then throws. When a new file has been scanned, `scanned` is told its index
+/// (its memory can go).
 final class KeyChunks: Sequence, Sendable {
     private let source: @Sendable (Int) -> KeySource?
     private let store: ENStore
     private let oldest: ENIntervalNumber
-    private let stager: KeyFileStager?
+    private let scanned: (@Sendable (Int) -> Void)?
     private let failure = Locked<ENError?>(nil)
 
     /// Chunks of the sources `source` gives by position (from 0, in order; `nil` after the last).
     init(
         source: @escaping @Sendable (Int) -> KeySource?, store: ENStore, oldest: ENIntervalNumber,
-        stager: KeyFileStager? = nil
+        scanned: (@Sendable (Int) -> Void)? = nil
     ) {
         self.source = source
         self.store = store
         self.oldest = oldest
-        self.stager = stager
+        self.scanned = scanned
     }
 
     /// Chunks of `sources`, in order.
@@ -419,6 +462,7 @@ final class KeyChunks: Sequence, Sendable {
     func makeIterator() -> AnyIterator<[ENTemporaryExposureKey]> {
         var sourceIndex = 0
         var sections: [ENExportKeyScanner.ChunkIterator] = []
+        var current: KeySource?
         return AnyIterator { () -> [ENTemporaryExposureKey]? in
             do throws(ENError) {
                 while true {
@@ -427,6 +471,10 @@ final class KeyChunks: Sequence, Sendable {
                         sections[0] = section
                         guard var chunk else {
                             sections.removeFirst()
+                            if sections.isEmpty, case .new(let file)? = current {
+                                current = nil
+                                self.scanned?(file.index)
+                            }
                             continue
                         }
                         // In place: the chunk is the scanner's own array, and most keys stay.
@@ -438,6 +486,7 @@ final class KeyChunks: Sequence, Sendable {
                     guard let next = self.source(sourceIndex) else { return nil }
                     let binary = try self.exportBinary(of: next)
                     sourceIndex += 1
+                    current = next
                     let scanner = try ENExportKeyScanner(exportBinary: binary)
                     sections = [
                         scanner.chunks(ofSize: ExposureDetector.chunkSize, in: .revisedKeys, invalidKeys: .skip),
@@ -454,11 +503,7 @@ final class KeyChunks: Sequence, Sendable {
     private func exportBinary(of source: KeySource) throws(ENError) -> Data {
         switch source {
         case .new(let file):
-            let exportBinary = try file.exportBinary()
-            if case .spilled = file.storage {
-                stager?.stage(ENCachedKeyFile(hash: file.hash, exportBinary: exportBinary))
-            }
-            return exportBinary
+            return try file.exportBinary()
         case .cached(let hash):
             guard let binary = try store.read(.cachedKeyFile(hash)) else {
                 throw ENError(.dataInaccessible, "a cached key file is gone from the store")

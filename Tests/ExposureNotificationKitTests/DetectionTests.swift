@@ -33,7 +33,7 @@ struct DetectionTests {
     // 60 dB. Scan rule (ENSightingScan): the first scan stands for 120 s, each later one for the 240 s since
     // the previous one: 120 + 5 x 240 = 1320 s.
     static let scanSeconds = [120, 240, 240, 240, 240, 240]
-    /// Verified export.bin kept in memory (the default budget), or every file kept aside on disk (no budget).
+    /// The default memory budget, and none: verification then keeps only the file matching reads next.
     static let memoryBudgets = [ENLimits().detectionMemoryBudget, 0]
 
     @Test("version 2: a 20-minute encounter gives one window of six scans and the day summary by hand")
@@ -286,7 +286,7 @@ struct DetectionTests {
     }
 
     @Test(
-        "many files verified on two threads: the first failing file in the given order decides; kept-aside files match",
+        "many files verified on two threads: the first failing file in the given order decides; files held back by the budget match",
         arguments: DetectionTests.memoryBudgets)
     func manyFilesOnTwoThreads(memoryBudget: Int) async throws {
         let scenario = try await DetectionScenario(
