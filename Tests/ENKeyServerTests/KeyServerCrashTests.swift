@@ -35,18 +35,16 @@ struct KeyServerCrashTests {
         var start = Double(dayStart)
         var kills = 0
         for _ in 0..<10 {
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = [path, exports.path, String(Int(start))]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(
+                helper.path, [path, exports.path, String(Int(start))],
+                standardError: .file(directory.path("helper.err")))
             usleep(UInt32.random(in: 300_000...1_500_000, using: &generator))
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
                 kills += 1
             }
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the helper exited: \(process.terminationStatus)")
+            let termination = process.waitForExit()
+            #expect(termination.signal == SIGKILL, "the helper ended: \(termination)")
             try Self.checkConsistency(storePath: path, exports: exports)
             start += 200 * 3_600
         }
@@ -115,17 +113,15 @@ struct KeyServerCrashTests {
                 var start = Double(dayStart)
                 var acknowledged = Set<UInt64>()
                 for _ in 0..<10 {
-                    let process = Process()
-                    process.executableURL = helper
-                    process.arguments = ["--postgres", url, exports.path, String(Int(start))]
-                    let output = Pipe()
-                    process.standardOutput = output
-                    try process.run()
-                    usleep(UInt32.random(in: 1_500_000...4_000_000, using: &generator))
-                    #expect(process.isRunning, "the helper exited: \(process.terminationStatus)")
-                    kill(process.processIdentifier, SIGKILL)
-                    process.waitUntilExit()
-                    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    let output = directory.path("helper.out")
+                    let process = try ChildProcess(
+                        helper.path, ["--postgres", url, exports.path, String(Int(start))],
+                        standardOutput: .file(output), standardError: .file(directory.path("helper.err")))
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 1_500...4_000, using: &generator)))
+                    #expect(process.isRunning, "the helper exited")
+                    process.send(SIGKILL)
+                    await process.waitForExit()
+                    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
                     for line in text.split(separator: "\n") where line.hasPrefix("stored ") {
                         if let round = UInt64(line.dropFirst(7)) { acknowledged.insert(round) }
                     }
@@ -148,7 +144,7 @@ struct KeyServerCrashTests {
             let helper = try Self.helperURL()
             let server = try PrivatePostgres()
             defer { server.destroy() }
-            try server.start()
+            try await server.start()
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }
             let exports = directory.url.appendingPathComponent("exports")
@@ -156,23 +152,20 @@ struct KeyServerCrashTests {
             var start = Double(dayStart)
             var acknowledged = Set<UInt64>()
             for _ in 0..<3 {
-                let process = Process()
-                process.executableURL = helper
-                process.arguments = ["--postgres", server.url, exports.path, String(Int(start))]
-                let output = Pipe()
-                process.standardOutput = output
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                usleep(UInt32.random(in: 2_000_000...4_000_000, using: &generator))
-                try server.stop(immediately: true)
-                usleep(500_000)
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
-                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let output = directory.path("helper.out")
+                let process = try ChildProcess(
+                    helper.path, ["--postgres", server.url, exports.path, String(Int(start))],
+                    standardOutput: .file(output))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 2_000...4_000, using: &generator)))
+                await server.stop(immediately: true)
+                try await Task.sleep(for: .milliseconds(500))
+                process.send(SIGKILL)
+                await process.waitForExit()
+                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
                 for line in text.split(separator: "\n") where line.hasPrefix("stored ") {
                     if let round = UInt64(line.dropFirst(7)) { acknowledged.insert(round) }
                 }
-                try server.start()
+                try await server.start()
                 try await Self.checkConsistency(url: server.url, exports: exports)
                 start += 200 * 3_600
             }

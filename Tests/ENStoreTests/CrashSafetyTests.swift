@@ -35,20 +35,17 @@ struct CrashSafetyTests {
         var counts: [Int] = []
         var kills = 0
         for _ in 0..<20 {
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = [path]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(helper.path, [path], standardError: .file(directory.path("helper.err")))
             usleep(UInt32.random(in: 20_000...600_000, using: &generator))
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
                 kills += 1
             }
-            process.waitUntilExit()
+            let termination = process.waitForExit()
             #expect(
-                process.terminationReason == .uncaughtSignal,
-                "the helper exited by itself: \(process.terminationStatus)")
+                termination.signal == SIGKILL,
+                "the helper ended by itself (\(termination)): \((try? String(contentsOfFile: directory.path("helper.err"), encoding: .utf8)) ?? "")"
+            )
 
             let store = try ENStore(path: path, configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
             try store.checkIntegrity()

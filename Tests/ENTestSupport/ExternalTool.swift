@@ -75,21 +75,7 @@ public struct ExternalTool: Sendable {
     /// Runs the program with `arguments`, feeding it `stdin`; throws ``NotInstalled`` when it is missing.
     public func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
         guard let path else { throw NotInstalled(name: name) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        let error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+        let outcome = try ChildProcess.run(path, arguments, standardInput: stdin ?? Data())
+        return Result(status: outcome.status, stdout: outcome.standardOutput, stderr: outcome.standardError)
     }
 }

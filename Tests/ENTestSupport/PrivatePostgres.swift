@@ -3,7 +3,7 @@ public import Foundation
 /// A PostgreSQL server of a test's own, in a temporary directory, listening on a Unix socket only: for tests that
 /// stop it the hard way (`pg_ctl stop -m immediate`, as a crash or a power cut) and start it again, which the
 /// shared server of ``PostgresTestDatabase`` must never see. Run as root, its programs run as the `postgres` user.
-public final class PrivatePostgres {
+public final class PrivatePostgres: Sendable {
     /// The server's programs (`initdb`, `pg_ctl`), the newest installed.
     public let binaries: URL
     /// The directory holding the data directory and the socket.
@@ -31,31 +31,23 @@ public final class PrivatePostgres {
     }
 
     /// The running server (`postgres` under `runuser` when run as root), started by ``start()``.
-    private var server: Process?
+    private let server = NSLockedValue<ChildProcess?>(nil)
 
     /// Starts the server and waits until it accepts connections (after crash recovery, when it was stopped hard).
-    /// The server is this process's child, not a daemon of `pg_ctl`'s: Foundation's `Process` would wait on a
-    /// daemon that inherited its descriptors.
-    public func start() throws {
+    /// The server is this process's child (``ChildProcess``), not a daemon of `pg_ctl`'s.
+    public func start() async throws {
         let postgres = binaries.appendingPathComponent("postgres").path
         let arguments = [
             "-D", directory.appendingPathComponent("data").path, "-p", "\(port)", "-k", directory.path, "-c",
             "listen_addresses=",
         ]
-        let process = Process()
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", postgres] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: postgres)
-            process.arguments = arguments
-        }
-        let log = directory.appendingPathComponent("server-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        server = process
+        let log = directory.appendingPathComponent("server-\(UUID().uuidString).log").path
+        let process =
+            getuid() == 0
+            ? try ChildProcess(
+                "/usr/sbin/runuser", ["-u", "postgres", "--", postgres] + arguments, standardError: .file(log))
+            : try ChildProcess(postgres, arguments, standardError: .file(log))
+        server.withLock { $0 = process }
         for _ in 0..<300 {
             if (try? run(
                 binaries.appendingPathComponent("pg_isready").path, ["-q", "-h", directory.path, "-p", "\(port)"]))
@@ -64,30 +56,43 @@ public final class PrivatePostgres {
                 return
             }
             guard process.isRunning else { break }
-            usleep(100_000)
+            try await Task.sleep(for: .milliseconds(100))
         }
         throw PostgresTestDatabaseError(
-            message: "the private PostgreSQL did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            message:
+                "the private PostgreSQL did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
     /// Stops the server: `immediate` (SIGQUIT: no checkpoint; the next start recovers from the write-ahead log, as
     /// after a crash) or fast (SIGINT).
-    public func stop(immediately: Bool) throws {
-        guard let server else { return }
+    public func stop(immediately: Bool) async {
+        guard let process = signalServer(immediately: immediately) else { return }
+        await process.waitForExit()
+    }
+
+    /// Stops the server if it runs (immediately) and removes its directory.
+    public func destroy() {
+        signalServer(immediately: true)?.waitForExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Sends the postmaster (whose process identifier is in `postmaster.pid`: under `runuser` it is not the child)
+    /// SIGQUIT or SIGINT, and returns the child to wait for.
+    private func signalServer(immediately: Bool) -> ChildProcess? {
+        guard
+            let process = server.withLock({ server in
+                defer { server = nil }; return server
+            })
+        else { return nil }
         let pidFile = directory.appendingPathComponent("data").appendingPathComponent("postmaster.pid")
         if let text = try? String(contentsOf: pidFile, encoding: .utf8),
             let pid = text.split(separator: "\n").first.flatMap({ Int32($0) })
         {
             kill(pid, immediately ? SIGQUIT : SIGINT)
+        } else {
+            process.send(immediately ? SIGQUIT : SIGINT)
         }
-        server.waitUntilExit()
-        self.server = nil
-    }
-
-    /// Stops the server if it runs and removes its directory.
-    public func destroy() {
-        try? stop(immediately: true)
-        try? FileManager.default.removeItem(at: directory)
+        return process
     }
 
     private static func newestBinaries() throws -> URL {
@@ -101,29 +106,14 @@ public final class PrivatePostgres {
     }
 
     private func run(_ program: String, _ arguments: [String], asPostgres: Bool = true) throws {
-        let process = Process()
-        if asPostgres && getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", program] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-        }
-        // Into a file, not a pipe: the server that `pg_ctl start` leaves running inherits the descriptor, and a pipe
-        // would never reach its end.
-        let errorsFile = directory.appendingPathComponent("run-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorsFile) }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: errorsFile)
-        try process.run()
-        process.waitUntilExit()
-        let message = (try? Data(contentsOf: errorsFile)) ?? Data()
-        guard process.terminationStatus == 0 else {
+        let outcome =
+            asPostgres && getuid() == 0
+            ? try ChildProcess.run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
+            : try ChildProcess.run(program, arguments)
+        guard outcome.termination.succeeded else {
             throw PostgresTestDatabaseError(
-                message:
-                    "\(program) \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))"
-            )
+                message: "\(program) \(arguments.joined(separator: " ")) failed (\(outcome.termination)): "
+                    + String(decoding: outcome.standardError, as: UTF8.self))
         }
     }
 }

@@ -131,24 +131,17 @@ struct EnserverSimulationTests {
         let pem = directory.path("signing.pem")
         try signingKey.pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
         let output = directory.url.appendingPathComponent("enserver.log")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let log = try FileHandle(forWritingTo: output)
-        // Output to a file, not a pipe: the test reads it while the server runs.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(ExternalTool.enserver.path))
-        process.arguments = [
-            "serve", "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem,
-            "--key-id", "310", "--health-authority-id", "sim", "--export-root", "exposureKeyExport-US",
-            "--test-clock", "2020-04-01T00:00:00Z", "--port", "0",
-        ]
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        // Output to a file: the test reads it while the server runs.
+        let process = try ChildProcess(
+            try #require(ExternalTool.enserver.path),
+            [
+                "serve", "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem,
+                "--key-id", "310", "--health-authority-id", "sim", "--export-root", "exposureKeyExport-US",
+                "--test-clock", "2020-04-01T00:00:00Z", "--port", "0",
+            ], standardOutput: .file(output.path), standardError: .standardOutput)
         defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            try? log.close()
+            process.send(SIGKILL)
+            process.waitForExit()
         }
         // The port it bound, from its "listening on" line.
         var port: Int?
@@ -171,9 +164,10 @@ struct EnserverSimulationTests {
         #expect(report.devices[1].notifiedOnDay == 2)
         #expect(report.keysAccepted == report.devices[0].keysShared)
         // SIGTERM stops it gracefully.
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        process.send(SIGTERM)
+        let termination = await process.waitForExit(timeout: .seconds(60))
+        #expect(
+            termination?.exitStatus == 0, "\(termination.map(String.init(describing:)) ?? "still running after 60 s")")
     }
 
     @Test("a random town against a live server notifies the devices the in-process server notifies")

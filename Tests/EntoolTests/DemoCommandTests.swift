@@ -66,18 +66,13 @@ struct DemoCommandTests {
         var generator = SeededRandomNumberGenerator.forTest()
         var kills = 0
         for _ in 0..<8 {
-            let process = Process()
-            process.executableURL = try entoolURL()
-            process.arguments = ["demo", "--store", store.path, "--json"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(try entoolURL().path, ["demo", "--store", store.path, "--json"])
             usleep(UInt32.random(in: 50_000...900_000, using: &generator))
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
                 kills += 1
             }
-            process.waitUntilExit()
+            process.waitForExit()
             try checkStores(under: store)
         }
         let resumed = try runEntool(["demo", "--store", store.path, "--json"])

@@ -30,31 +30,9 @@ func entoolURL() throws -> URL {
 
 /// Runs `entool` with `arguments` (and optional standard input) and collects its output.
 func runEntool(_ arguments: [String], stdin: Data? = nil, currentDirectory: URL? = nil) throws -> EntoolResult {
-    let process = Process()
-    process.executableURL = try entoolURL()
-    process.arguments = arguments
-    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-    let errorDirectory = try TemporaryDirectory(prefix: "entool-stderr")
-    defer { errorDirectory.cleanUp() }
-    let errorFile = errorDirectory.url.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-    let errorHandle = try FileHandle(forWritingTo: errorFile)
-    let outPipe = Pipe()
-    process.standardOutput = outPipe
-    process.standardError = errorHandle
-    if let stdin {
-        let inPipe = Pipe()
-        process.standardInput = inPipe
-        try process.run()
-        inPipe.fileHandleForWriting.write(stdin)
-        try inPipe.fileHandleForWriting.close()
-    } else {
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-    let output = outPipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try errorHandle.close()
-    let errorText = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-    return EntoolResult(status: process.terminationStatus, stdout: output, stderr: errorText)
+    let outcome = try ChildProcess.run(
+        try entoolURL().path, arguments, standardInput: stdin, currentDirectory: currentDirectory?.path)
+    return EntoolResult(
+        status: outcome.status, stdout: outcome.standardOutput,
+        stderr: String(decoding: outcome.standardError, as: UTF8.self))
 }

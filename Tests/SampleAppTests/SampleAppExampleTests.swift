@@ -1,3 +1,4 @@
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -62,18 +63,16 @@ import Testing
     func launch(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let url = Bundle.main.bundleURL.appendingPathComponent("SampleAppExample")
         try #require(FileManager.default.isExecutableFile(atPath: url.path), "SampleAppExample not at \(url.path)")
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let directory = try TemporaryDirectory(prefix: "SampleAppExample")
+        defer { directory.cleanUp() }
+        let output = directory.path("output")
+        let process = try ChildProcess(
+            url.path, arguments, standardOutput: .file(output), standardError: .standardOutput)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { process.send(SIGTERM) }
+        let termination = process.waitForExit()
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        return (termination.exitStatus ?? -1, text)
     }
 }
