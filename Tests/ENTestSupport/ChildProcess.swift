@@ -120,15 +120,12 @@ public final class ChildProcess: Sendable {
             program = "/bin/sh"
             argv = ["/bin/sh", "-c", #"cd "$1" && shift && exec "$@""#, "sh", currentDirectory, executable] + arguments
         }
-        let environmentStrings: [String]? = environment.map { $0.map { "\($0.key)=\($0.value)" } }
+        let environmentStrings = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         var pid = pid_t()
         let result = Self.withCStrings(argv) { argvPointer in
-            if let environmentStrings {
-                return Self.withCStrings(environmentStrings) { environmentPointer in
-                    posix_spawn(&pid, program, &actions, &attributes, argvPointer, environmentPointer)
-                }
+            Self.withCStrings(environmentStrings) { environmentPointer in
+                posix_spawn(&pid, program, &actions, &attributes, argvPointer, environmentPointer)
             }
-            return posix_spawn(&pid, program, &actions, &attributes, argvPointer, environ)
         }
         guard result == 0 else {
             throw Failure(message: "cannot start \(executable): \(String(cString: strerror(result)))")
