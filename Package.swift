@@ -201,7 +201,9 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),
-        .testTarget(name: "ENMatchingTests", dependencies: ["ENCore", "ENCrypto", "ENMatching", "ENTestSupport"]),
+        .testTarget(
+            name: "ENMatchingTests",
+            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENTestSupport"]),
         .testTarget(name: "ENRiskV1Tests", dependencies: ["ENCore", "ENRiskV1", "ENTestSupport"]),
         .testTarget(name: "ENEvaluationTests", dependencies: ["ENCore", "ENEvaluation", "ENRiskV2", "ENTestSupport"]),
         .testTarget(name: "ENRiskV2Tests", dependencies: ["ENCore", "ENRiskV2", "ENTestSupport"]),

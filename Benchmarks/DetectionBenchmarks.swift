@@ -90,7 +90,7 @@ enum DetectionBenchmark {
                 let bare = try clock.measure {
                     let matcher = try ENMatcher(sightings: sightings)
                     let result = try matcher.match(
-                        keyChunks: files.keyChunks(), options: ENMatchingOptions(threadCount: threads))
+                        encodedChunks: files.encodedChunks(), options: ENMatchingOptions(threadCount: threads))
                     try files.checkRead()
                     blackHole(result)
                 }

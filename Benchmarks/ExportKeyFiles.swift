@@ -74,6 +74,36 @@ final class ExportKeyFiles {
         }
     }
 
+    /// The keys of every file left encoded, in chunks of at most `chunkSize`, read lazily file by file: what a
+    /// detection hands the matcher (its threads decode the keys).
+    func encodedChunks(chunkSize: Int = 65_536) -> some Sequence<any ENEncodedKeyChunk> {
+        failure = nil
+        var fileIndex = 0
+        var chunks: [ENEncodedExportKeys] = []
+        var next = 0
+        return AnyIterator { [self] () -> (any ENEncodedKeyChunk)? in
+            do {
+                while failure == nil {
+                    if next < chunks.count {
+                        next += 1
+                        return chunks[next - 1]
+                    }
+                    guard fileIndex < files.count else { return nil }
+                    let archive = try ENExportArchive(contentsOf: files[fileIndex])
+                    fileIndex += 1
+                    guard try verifier.verify(archive).isVerified else {
+                        throw ENError(.badFormat, "\(files[fileIndex - 1].lastPathComponent) does not verify")
+                    }
+                    chunks = try ENExportKeyScanner.encodedChunks(of: archive.exportBinary, ofSize: chunkSize)
+                    next = 0
+                }
+            } catch {
+                failure = error
+            }
+            return nil
+        }
+    }
+
     /// Throws the error that ended the last read early, if any.
     func checkRead() throws {
         if let failure { throw failure }

@@ -119,6 +119,22 @@ extension ENKeyExport {
 
         private mutating func nextKeyField() throws(ENError) -> KeyMessageLocation? {
             while !reader.isAtEnd {
+                // Almost every field: a key message (field 7 or 8) of less than 128 bytes, one-byte tag and length.
+                let start = reader.position
+                if reader.end - start >= 2 {
+                    let tag = reader.base[start]
+                    let length = Int(reader.base[start + 1])
+                    if tag == 0x3A || tag == 0x42, length < 0x80, reader.end - start - 2 >= length {
+                        reader.position = start + 2 + length
+                        let range = (start + 2)..<reader.position
+                        if tag == 0x3A {
+                            counts.keys += 1
+                            return KeyMessageLocation(section: .keys, range: range, index: counts.keys - 1)
+                        }
+                        counts.revisedKeys += 1
+                        return KeyMessageLocation(section: .revisedKeys, range: range, index: counts.revisedKeys - 1)
+                    }
+                }
                 let tag = try reader.readTag()
                 guard let section = ENExportKeySection(rawValue: Int(WireReader.field(tag))) else {
                     try readMetadata(tag)

@@ -53,7 +53,7 @@ enum KeyMessage {
     /// The checks leave nothing for `ENTemporaryExposureKey.validate()` to find (a start of at most `Int32.max`
     /// plus 144 cannot overflow), so it is not called.
     @inline(__always)
-    private static func read(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ENError)
+    static func read(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ENError)
         -> ENTemporaryExposureKey
     {
         if let key = readCanonical(buffer, range) { return key }

@@ -58,11 +58,25 @@ public struct ENIncrementalMatch: Sendable {
     public mutating func add<Chunks: Sequence>(
         keyChunks: Chunks, options: ENMatchingOptions = ENMatchingOptions()
     ) throws(ENError) where Chunks.Element == [ENTemporaryExposureKey] {
+        try add(inputs: keyChunks.lazy.map(KeyChunkInput.keys), options: options)
+    }
+
+    /// Matches keys still encoded (the key messages of export files, say), which the matching threads decode, as
+    /// ``add(keyChunks:options:)`` matches keys.
+    package mutating func add<Chunks: Sequence>(
+        encodedChunks: Chunks, options: ENMatchingOptions = ENMatchingOptions()
+    ) throws(ENError) where Chunks.Element == any ENEncodedKeyChunk {
+        precondition(KeyBatch.recordsMatchTheKernel, "the kernel's key records are not laid out as ENKeyRecord says")
+        try add(inputs: encodedChunks.lazy.map(KeyChunkInput.encoded), options: options)
+    }
+
+    private mutating func add<Chunks: Sequence>(inputs: Chunks, options: ENMatchingOptions) throws(ENError)
+    where Chunks.Element == KeyChunkInput {
         // Work on copies: a failure part-way through a call leaves no hits of that call behind.
         var collector = self.collector
         var statistics = self.statistics
         try matcher.accumulate(
-            keyChunks: keyChunks, options: options, into: &collector, keysBefore: keysAdded, statistics: &statistics)
+            keyChunks: inputs, options: options, into: &collector, keysBefore: keysAdded, statistics: &statistics)
         keysAdded = statistics.keysReceived
         self.collector = collector
         self.statistics = statistics

@@ -79,6 +79,16 @@ public final class ENMatcher: Sendable {
         return try incremental.finish()
     }
 
+    /// Matches keys still encoded (``ENEncodedKeyChunk``: the key messages of export files, say), which the matching
+    /// threads decode in parallel, as ``match(keyChunks:options:)`` matches keys: the same rules, the same result.
+    package func match<Chunks: Sequence>(
+        encodedChunks: Chunks, options: ENMatchingOptions = ENMatchingOptions()
+    ) throws(ENError) -> ENMatchingResult where Chunks.Element == any ENEncodedKeyChunk {
+        var incremental = ENIncrementalMatch(matcher: self)
+        try incremental.add(encodedChunks: encodedChunks, options: options)
+        return try incremental.finish()
+    }
+
     /// Matches `keyChunks` and adds the kernel's hits to `collector`, numbering the keys from `keysBefore` on (the
     /// keys of earlier calls come first, so that de-duplication keeps the earliest occurrence across calls), and
     /// adds what the run did to `statistics`. On a thrown error the arguments are left partly updated: the caller
@@ -86,7 +96,7 @@ public final class ENMatcher: Sendable {
     func accumulate<Chunks: Sequence>(
         keyChunks: Chunks, options: ENMatchingOptions, into collector: inout MatchCollector, keysBefore: Int,
         statistics: inout ENMatchingStatistics
-    ) throws(ENError) where Chunks.Element == [ENTemporaryExposureKey] {
+    ) throws(ENError) where Chunks.Element == KeyChunkInput {
         let threadCount = min(max(1, options.threadCount), ENMatchingOptions.maximumThreadCount)
         let kernel = options.kernel ?? .best
         let workers = try KernelWorkers(kernel: kernel, count: threadCount, genericLoop: options.usesGenericLoop)
@@ -124,7 +134,9 @@ public final class ENMatcher: Sendable {
             for worker in workers.workers {
                 let hits = UnsafeBufferPointer(start: cen_worker_hits(worker), count: cen_worker_hit_count(worker))
                 for hit in hits {
-                    let key = batch.keys.key(at: Int(hit.key_index))
+                    guard let key = batch.keys.key(at: Int(hit.key_index)) else {
+                        throw .internal("a matched key no longer decodes")
+                    }
                     collector.add(
                         ordinal: batchBase + Int(hit.key_index), key: key,
                         sightingIndex: Int(hit.observation_index),
@@ -157,9 +169,10 @@ public final class ENMatcher: Sendable {
         }
 
         for chunk in keyChunks {
-            var offset = chunk.startIndex
-            while offset < chunk.endIndex {
-                let take = min(chunk.endIndex - offset, filling.capacity - filling.count)
+            var offset = 0
+            let count = chunk.count
+            while offset < count {
+                let take = min(count - offset, filling.capacity - filling.count)
                 filling.append(chunk, range: offset..<(offset + take))
                 offset += take
                 if filling.isFull { try launchFilled() }

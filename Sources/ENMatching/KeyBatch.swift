@@ -15,7 +15,7 @@ final class KeyBatch: @unchecked Sendable {
     /// How many leading entries of `kernelKeys` have ever held a key (the rest were never written).
     private var highWater = 0
     /// The input chunks the batch's keys came from, with the range taken from each and where it starts.
-    private var sources: [(chunk: [ENTemporaryExposureKey], range: Range<Int>, batchStart: Int)] = []
+    private var sources: [(chunk: KeyChunkInput, range: Range<Int>, batchStart: Int)] = []
 
     init(capacity: Int) {
         kernelKeys = .allocate(capacity: capacity)
@@ -39,7 +39,7 @@ final class KeyBatch: @unchecked Sendable {
     }
 
     /// Appends keys `range` of `chunk` (at most the remaining capacity).
-    func append(_ chunk: [ENTemporaryExposureKey], range: Range<Int>) {
+    func append(_ chunk: KeyChunkInput, range: Range<Int>) {
         sources.append((chunk, range, count))
         count += range.count
         highWater = max(highWater, count)
@@ -56,10 +56,15 @@ final class KeyBatch: @unchecked Sendable {
         return low
     }
 
-    /// The key at position `index` of the batch.
-    func key(at index: Int) -> ENTemporaryExposureKey {
+    /// The key at position `index` of the batch; `nil` for an encoded key that does not decode (never one with a
+    /// hit: such a key is ignored).
+    func key(at index: Int) -> ENTemporaryExposureKey? {
         let source = sources[sourceIndex(containing: index)]
-        return source.chunk[source.range.lowerBound + (index - source.batchStart)]
+        let position = source.range.lowerBound + (index - source.batchStart)
+        switch source.chunk {
+        case .keys(let keys): return keys[position]
+        case .encoded(let encoded): return encoded.key(at: position)
+        }
     }
 
     /// Converts the keys at batch positions `positions` into the kernel's form; returns how many were ignored
@@ -74,7 +79,17 @@ final class KeyBatch: @unchecked Sendable {
         while position < positions.upperBound {
             let source = sources[s]
             let end = min(positions.upperBound, source.batchStart + source.range.count)
-            source.chunk.withUnsafeBufferPointer { keys in
+            guard case .keys(let chunk) = source.chunk else {
+                guard case .encoded(let encoded) = source.chunk else { preconditionFailure() }
+                let first = source.range.lowerBound + (position - source.batchStart)
+                let counts = encoded.writeRecords(first..<(first + end - position), to: base + position * stride)
+                ignored += counts.ignored
+                revoked += counts.revoked
+                position = end
+                s += 1
+                continue
+            }
+            chunk.withUnsafeBufferPointer { keys in
                 let first = keys.baseAddress! + source.range.lowerBound
                 for p in position..<end {
                     // Borrowed through the pointer: no copy of the key (and no retain of its data) per key.
@@ -109,4 +124,23 @@ final class KeyBatch: @unchecked Sendable {
 
     private static let startOffset = MemoryLayout<cen_key>.offset(of: \.rolling_start)!
     private static let periodOffset = MemoryLayout<cen_key>.offset(of: \.rolling_period)!
+
+    /// Whether the kernel's records are laid out as ``ENKeyRecord`` says (encoded chunks write them directly).
+    static let recordsMatchTheKernel =
+        MemoryLayout<cen_key>.stride == ENKeyRecord.stride && startOffset == ENKeyRecord.startOffset
+        && periodOffset == ENKeyRecord.periodOffset
+}
+
+/// One chunk of the matcher's input: keys, or keys still encoded that the matching threads decode.
+enum KeyChunkInput: Sendable {
+    case keys([ENTemporaryExposureKey])
+    case encoded(any ENEncodedKeyChunk)
+
+    /// The number of keys.
+    var count: Int {
+        switch self {
+        case .keys(let keys): keys.count
+        case .encoded(let encoded): encoded.count
+        }
+    }
 }

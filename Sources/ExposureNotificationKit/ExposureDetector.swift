@@ -110,7 +110,7 @@ struct ExposureDetector: Sendable {
         let streamed = StreamedSources(run: run, fileCount: files.count, cached: cachedHashes.reversed())
         let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest, scanned: run.release)
         let streamedMatching = Result { () throws(ENError) -> ENMatchingResult in
-            try matcher.match(keyChunks: chunks, options: options)
+            try matcher.match(encodedChunks: chunks, options: options)
         }
         run.endMatching()
         run.waitUntilFinished()
@@ -126,7 +126,7 @@ struct ExposureDetector: Sendable {
                 cachedHashes.filter { !newHashes.contains($0) }.map { .cached($0) } + verified.map { .new($0) }
             sources.reverse()
             let exact = KeyChunks(sources: sources, store: store, oldest: oldest)
-            matching = try matcher.match(keyChunks: exact, options: options)
+            matching = try matcher.match(encodedChunks: exact, options: options)
             try exact.checkRead()
             try checkCancellation()
         }
@@ -433,9 +433,10 @@ enum KeySource: Sendable {
     case new(VerifiedFile)
 }
 
-/// The keys of the sources, file by file, in chunks; each file's revised keys before its keys. Reading stops at
-/// the first error, which ``checkRead()`` then throws. When a new file has been scanned, `scanned` is told its index
-/// (its memory can go).
+/// The keys of the sources, file by file, in chunks left encoded (the matching threads decode them); each file's
+/// revised keys before its keys. Reading stops at the first error, which ``checkRead()`` then throws. When a new
+/// file has been scanned, `scanned` is told its index (its budget goes back: the chunks still in a batch keep its
+/// bytes until the batch is matched, fewer bytes than the decoded keys of the same batch would take).
 final class KeyChunks: Sequence, Sendable {
     private let source: @Sendable (Int) -> KeySource?
     private let store: ENStore
@@ -459,39 +460,31 @@ final class KeyChunks: Sequence, Sendable {
         self.init(source: { $0 < sources.count ? sources[$0] : nil }, store: store, oldest: oldest)
     }
 
-    func makeIterator() -> AnyIterator<[ENTemporaryExposureKey]> {
+    func makeIterator() -> AnyIterator<any ENEncodedKeyChunk> {
         var sourceIndex = 0
-        var sections: [ENExportKeyScanner.ChunkIterator] = []
+        var chunks: [ENEncodedExportKeys] = []
+        var next = 0
         var current: KeySource?
-        return AnyIterator { () -> [ENTemporaryExposureKey]? in
+        return AnyIterator { () -> (any ENEncodedKeyChunk)? in
             do throws(ENError) {
                 while true {
-                    if var section = sections.first {
-                        let chunk = try section.next()
-                        sections[0] = section
-                        guard var chunk else {
-                            sections.removeFirst()
-                            if sections.isEmpty, case .new(let file)? = current {
-                                current = nil
-                                self.scanned?(file.index)
-                            }
-                            continue
-                        }
-                        // In place: the chunk is the scanner's own array, and most keys stay.
-                        let oldest = self.oldest
-                        chunk.removeAll { !ExposureDetector.isRetained($0, oldest: oldest) }
-                        if chunk.isEmpty { continue }
-                        return chunk
+                    if next < chunks.count {
+                        next += 1
+                        return chunks[next - 1]
                     }
-                    guard let next = self.source(sourceIndex) else { return nil }
-                    let binary = try self.exportBinary(of: next)
+                    if case .new(let file)? = current {
+                        self.scanned?(file.index)
+                    }
+                    current = nil
+                    guard let source = self.source(sourceIndex) else { return nil }
+                    let binary = try self.exportBinary(of: source)
                     sourceIndex += 1
-                    current = next
-                    let scanner = try ENExportKeyScanner(exportBinary: binary)
-                    sections = [
-                        scanner.chunks(ofSize: ExposureDetector.chunkSize, in: .revisedKeys, invalidKeys: .skip),
-                        scanner.chunks(ofSize: ExposureDetector.chunkSize, in: .keys, invalidKeys: .skip),
-                    ]
+                    current = source
+                    // One walk finds every key; the matching threads decode them (and ignore the invalid ones and
+                    // those older than `oldest`).
+                    chunks = try ENExportKeyScanner.encodedChunks(
+                        of: binary, ofSize: ExposureDetector.chunkSize, retainingKeysAfter: self.oldest)
+                    next = 0
                 }
             } catch {
                 self.failure.withLock { $0 = $0 ?? error }
