@@ -125,9 +125,10 @@ public struct ENLimits: Hashable, Sendable {
     public var maximumDetectionThreads: Int?
     /// The most bytes of verified `export.bin` one detection keeps in memory between verifying the files and
     /// matching their keys: 64 MiB. Verification, which is far faster than matching, waits when it is spent until
-    /// matching has scanned a file (the file matching reads next never waits, whatever its size), so a detection
-    /// holds about this much, plus one file per thread and those still queued for writing into the store, however
-    /// many files it is given.
+    /// matching has found a file's keys (the file matching reads next never waits, whatever its size), so a
+    /// detection holds about this much, plus one file per thread, those still queued for writing into the store,
+    /// and the files whose keys are in the two batches of keys being matched (the matching threads decode them
+    /// from the file's bytes), however many files it is given.
     public var detectionMemoryBudget: Int
 
     /// Creates limits; the defaults are Apple's (the memory budget is this package's).
