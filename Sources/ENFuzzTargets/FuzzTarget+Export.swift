@@ -71,14 +71,19 @@ extension FuzzTarget {
         _ exportBinary: Data, with export: ENKeyExport?, target: FuzzTarget
     ) throws(FuzzViolation) {
         let scanner: ENExportKeyScanner
+        let encoded = try? ENExportKeyScanner.encodedChunks(of: exportBinary, ofSize: 3)
         do {
             scanner = try ENExportKeyScanner(exportBinary: exportBinary)
         } catch {
             guard export == nil else {
                 throw FuzzViolation(target, "the scanner refuses a file ENKeyExport reads: \(error)")
             }
+            guard encoded == nil else {
+                throw FuzzViolation(target, "the encoded chunks accept a file the scanner refuses: \(error)")
+            }
             return
         }
+        try checkEncodedChunksAgree(encoded, with: scanner, target: target)
         for section in [ENExportKeySection.keys, .revisedKeys] {
             let declared = section == .keys ? scanner.keyCount : scanner.revisedKeyCount
             var rejecting = scanner.chunks(ofSize: 7, in: section)
@@ -110,6 +115,56 @@ extension FuzzTarget {
                     "the scanner yields \(yielded) keys of \(section) and skips \(skipping.skippedKeyCount), but the file declares \(declared)"
                 )
             }
+        }
+    }
+
+    /// The encoded chunks (what a detection hands the matcher) accept the files the scanner accepts, hold every
+    /// key message of both sections, the revised ones first, and decode each key as the scanner's skipping read
+    /// does (`nil` for the keys it skips); the records they write say the same.
+    private static func checkEncodedChunksAgree(
+        _ encoded: [ENEncodedExportKeys]?, with scanner: ENExportKeyScanner, target: FuzzTarget
+    ) throws(FuzzViolation) {
+        guard let encoded else { throw FuzzViolation(target, "the encoded chunks refuse a file the scanner reads") }
+        var expected: [ENTemporaryExposureKey?] = []
+        for section in [ENExportKeySection.revisedKeys, .keys] {
+            // One key a chunk, so that a skipped key shows where it was.
+            var keys = scanner.chunks(ofSize: 1, in: section, invalidKeys: .skip)
+            var skipped = 0
+            do {
+                while let chunk = try keys.next() {
+                    expected += [ENTemporaryExposureKey?](repeating: nil, count: keys.skippedKeyCount - skipped)
+                    skipped = keys.skippedKeyCount
+                    expected += chunk.map(Optional.some)
+                }
+            } catch {
+                throw FuzzViolation(target, "the scanner's skipping read fails on a file it accepted: \(error)")
+            }
+            expected += [ENTemporaryExposureKey?](repeating: nil, count: keys.skippedKeyCount - skipped)
+        }
+        var found: [ENTemporaryExposureKey?] = []
+        for chunk in encoded {
+            var records = [UInt8](repeating: 0, count: chunk.count * ENKeyRecord.stride)
+            let counts = records.withUnsafeMutableBytes { chunk.writeRecords(0..<chunk.count, to: $0.baseAddress!) }
+            var ignored = 0
+            for position in 0..<chunk.count {
+                let key = chunk.key(at: position)
+                found.append(key)
+                let period = records.withUnsafeBytes {
+                    $0.loadUnaligned(
+                        fromByteOffset: position * ENKeyRecord.stride + ENKeyRecord.periodOffset, as: UInt32.self)
+                }
+                if period == 0 { ignored += 1 }
+                guard (period == 0) == (key == nil), key.map({ $0.rollingPeriod == period }) ?? true else {
+                    throw FuzzViolation(target, "an encoded key's record and its decoded key disagree")
+                }
+            }
+            guard counts.ignored == ignored else {
+                throw FuzzViolation(
+                    target, "writeRecords counts \(counts.ignored) ignored keys, its records \(ignored)")
+            }
+        }
+        guard found == expected else {
+            throw FuzzViolation(target, "the encoded chunks and the scanner disagree on the keys")
         }
     }
 

@@ -18,7 +18,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `ENKeyExport(exportBinary:)`: a decoded export survives its own round trip.
     case exportBinary = "export-binary"
     /// `ENExportKeyScanner` over both sections, rejecting and skipping invalid keys: it agrees with
-    /// `ENKeyExport` on every file both accept.
+    /// `ENKeyExport` on every file both accept, and its encoded chunks (what a detection matches) agree with it.
     case keyScanner = "key-scanner"
     /// `ENExportSignature.decodeList` on an `export.sig`, then verification of a fixed `export.bin` with it:
     /// a decoded list survives its round trip, and nothing verifies without the signing key.
