@@ -8,8 +8,8 @@ import Foundation
 #endif
 
 /// The folder an exporter publishes to, laid out as Google's server lays out its bucket: `ROOT/NAME` for each
-/// file and `ROOT/index.txt`. Every file is written whole or not at all: to a temporary name, flushed to disk,
-/// then renamed over the final name, and the folder flushed.
+/// file and `ROOT/index.txt`. Every file is written whole or not at all, and on disk before the write returns
+/// (`DurableFile`: a temporary name, flushed, renamed over the final name, the folder flushed).
 struct ExportDirectory {
     /// `exportDirectory/exportRoot`.
     let folder: URL
@@ -68,33 +68,7 @@ struct ExportDirectory {
                 .dataInaccessible, "cannot create the export folder: \(error)", context: .init(file: folder.path))
         }
         let temporary = folder.appendingPathComponent(".\(name).\(UUID().uuidString).partial").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard descriptor >= 0 else {
-            throw ENError(.dataInaccessible, "cannot create the file (errno \(errno))", context: .init(file: temporary))
-        }
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += count
-            }
-            return true
-        }
-        let flushed = written && fsync(descriptor) == 0
-        close(descriptor)
-        guard flushed, rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw ENError(.dataInaccessible, "cannot write the file (errno \(code))", context: .init(file: path))
-        }
-        let folderDescriptor = open(folder.path, O_RDONLY)
-        if folderDescriptor >= 0 {
-            _ = fsync(folderDescriptor)
-            close(folderDescriptor)
-        }
+        try DurableFile.write(data, to: path, through: temporary, mode: 0o644, exclusive: true)
+        try DurableFile.syncDirectory(folder.path)
     }
 }

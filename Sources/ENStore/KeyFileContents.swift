@@ -61,24 +61,17 @@ struct KeyFileContents: Sendable {
             return
         }
         try Self.createDirectory(directory)
-        let temporary = path + ".tmp"
-        try Self.writeFile(temporary, contents)
-        guard rename(temporary, path) == 0 else {
-            let error = Self.fileError("cannot name a cached key file", path: path)
-            unlink(temporary)
-            throw error
+        do {
+            try DurableFile.write(contents, to: path, through: path + ".tmp", mode: 0o600)
+        } catch {
+            throw ENError(error.code, "a cached key file: \(error.reason)", context: error.context)
         }
     }
 
     /// Flushes the directory's entries (the names of the files just written) to disk.
     func syncDirectory() throws {
         guard let directory else { return }
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.fileError("cannot open the cached key files' directory", path: directory) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else {
-            throw Self.fileError("cannot flush the cached key files' directory", path: directory)
-        }
+        try DurableFile.syncDirectory(directory)
     }
 
     /// Deletes the contents that no `cached_key_files` row refers to (staged by a detection that did not record
@@ -132,43 +125,15 @@ struct KeyFileContents: Sendable {
         return contents
     }
 
-    private static func writeFile(_ path: String, _ contents: Data) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw fileError("cannot create a cached key file", path: path) }
-        var failure: ENError?
-        contents.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let n = systemWrite(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else {
-                    failure = fileError("cannot write a cached key file", path: path)
-                    return
-                }
-                done += n
-            }
-        }
-        if failure == nil, fdatasync(fd) != 0 { failure = fileError("cannot flush a cached key file", path: path) }
-        close(fd)
-        if let failure {
-            unlink(path)
-            throw failure
-        }
-    }
-
     private static func createDirectory(_ path: String) throws {
         if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
         throw fileError("cannot create the cached key files' directory", path: path)
     }
 
     private static func fileError(_ message: String, path: String) -> ENError {
-        let code = errno
-        return ENError(
-            code == ENOSPC || code == EDQUOT ? .insufficientStorage : .dataInaccessible,
-            "\(message): \(String(cString: strerror(code)))", context: ENError.Context(file: path))
+        DurableFile.error(message, path: path)
     }
 }
 
-// The system calls, outside the type, whose `read` and `write` would hide them.
+// The system call, outside the type, whose `read` would hide it.
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buffer, count) }
