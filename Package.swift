@@ -180,7 +180,9 @@ let package = Package(
         // MARK: Tests
         // Shared by the test targets only (not a product): the fixtures (one copy of each, provenance in
         // NOTICE), a seeded random number generator, temporary directories and the external tools.
-        .target(name: "ENTestSupport", path: "Tests/ENTestSupport", resources: [.copy("Fixtures")]),
+        .target(
+            name: "ENTestSupport", dependencies: ["ENCore"], path: "Tests/ENTestSupport",
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
         .testTarget(
             name: "EnserverTests",

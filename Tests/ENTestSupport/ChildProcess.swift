@@ -1,3 +1,4 @@
+internal import ENCore
 public import Foundation
 
 #if canImport(Glibc)
@@ -64,7 +65,7 @@ public final class ChildProcess: Sendable {
 
     /// The child's process identifier.
     public let processIdentifier: pid_t
-    private let termination = NSLockedValue<Termination?>(nil)
+    private let termination = Locked<Termination?>(nil)
 
     /// Starts `executable` with `arguments`: standard input from the file at `standardInput` (`/dev/null` when
     /// `nil`), standard output and error to `standardOutput` and `standardError`, in `currentDirectory` (the
@@ -135,7 +136,7 @@ public final class ChildProcess: Sendable {
 
     deinit {
         // Never leave a zombie, nor a child running after its test.
-        if termination.value == nil {
+        if termination.withLock({ $0 }) == nil {
             kill(processIdentifier, SIGKILL)
             _ = waitForExit()
         }
@@ -266,21 +267,5 @@ public final class ChildProcess: Sendable {
         /// What went wrong.
         public var message: String
         public var description: String { message }
-    }
-}
-
-/// A value behind an `NSLock`.
-final class NSLockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) { stored = value }
-
-    var value: Value { withLock { $0 } }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&stored)
     }
 }

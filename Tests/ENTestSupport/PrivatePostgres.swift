@@ -1,3 +1,4 @@
+internal import ENCore
 public import Foundation
 
 /// A PostgreSQL server of a test's own, in a temporary directory, listening on a Unix socket only: for tests that
@@ -31,7 +32,7 @@ public final class PrivatePostgres: Sendable {
     }
 
     /// The running server (`postgres` under `runuser` when run as root), started by ``start()``.
-    private let server = NSLockedValue<ChildProcess?>(nil)
+    private let server = Locked<ChildProcess?>(nil)
 
     /// Starts the server and waits until it accepts connections (after crash recovery, when it was stopped hard).
     /// The server is this process's child (``ChildProcess``), not a daemon of `pg_ctl`'s.
