@@ -35,7 +35,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
     ///
     /// Staged contents are not part of the store's data until a recorded detection caches the same hash: no
     /// query sees them, ``ENStoreQuery/recordCounts`` does not count them, and ``discardStagedKeyFiles``, every
-    /// open of the store, the retention sweep (``deleteExpiredRecords(now:)``) and ``eraseAll-6npug`` delete them. Staging
+    /// open of the store, the retention sweep (``deleteExpiredRecords(now:)``) and ``eraseAll`` delete them. Staging
     /// is therefore only ever an optimisation: `recordDetection(_:)` writes any `export.bin` that is not
     /// (or no longer) staged itself.
     ///
