@@ -100,25 +100,29 @@ let package = Package(
             name: "ExposureNotificationKit",
             dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore"]
         ),
-        // A scripted ExposureManaging for apps' tests, shipped as a product (as swift-nio ships NIOEmbedded).
-        .target(name: "ExposureNotificationKitTesting", dependencies: ["ExposureNotificationKit"]),
+        // The test doubles an app's tests need (a scripted ExposureManaging; a fixed consent, silent and replaying
+        // radios, a fixed clock, a manual scheduler), shipped as a product (as swift-nio ships NIOEmbedded).
+        .target(name: "ExposureNotificationKitTesting", dependencies: ["ENCore", "ExposureNotificationKit"]),
         // Whole systems in one process on a virtual clock: devices, radio, key server, detection (as swift-nio
         // ships NIOEmbedded).
         .target(
             name: "ENSimulator",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENRiskV1", "ENRiskV2",
-                "ExposureNotificationKit",
+                "ExposureNotificationKit", "ExposureNotificationKitTesting",
             ]
         ),
 
         // MARK: Executables
-        // entool's commands and input readers, as a library so that the fuzz targets reach the readers.
+        // entool's input readers (score inputs, exposure windows, sightings), apart from the commands so that the
+        // fuzz targets reach them without the command line's dependencies.
+        .target(name: "EntoolInputs", dependencies: ["ENCore", "ENRiskV1", "ENRiskV2"]),
+        // entool's commands, as a library so that the tests reach them.
         .target(
             name: "EntoolKit",
             dependencies: [
-                "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2",
-                "ENSimulator", "ENStore", "ExposureNotificationKit",
+                "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENRiskV1", "ENRiskV2", "ENSimulator",
+                "EntoolInputs", "ExposureNotificationKit", "ExposureNotificationKitTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -141,12 +145,14 @@ let package = Package(
         ),
         .executableTarget(name: "enserver", dependencies: ["EnserverKit"]),
         // The seed sample app's non-UI code (../shared/seeds) as a runnable example: app code written for Apple's
-        // framework (Swift 5 mode, as the sample was written), its data in ENAppStore, its server an ENKeyServer,
-        // on ENSimulator's virtual clock and radio. SampleAppTests runs it.
+        // framework (Swift 5 mode, as the sample was written), its data in its own SQLite file through GRDB, its
+        // server an ENKeyServer, on ENSimulator's virtual clock and radio. SampleAppTests runs it.
         .executableTarget(
             name: "SampleAppExample",
             dependencies: [
-                "ExposureNotificationKit", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENSimulator", "ENStore",
+                "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat",
+                "ENKeyServer",
+                "ENSimulator", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Examples/SampleAppExample",
             swiftSettings: [.swiftLanguageMode(.v5)]
@@ -164,14 +170,14 @@ let package = Package(
         // Fuzzing: the targets and their rules (a library the regression tests replay through), and the driver
         // that Scripts/fuzz.sh builds as a libFuzzer binary (or that replays inputs when built normally).
         .target(
-            name: "ENFuzzTargets", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "EntoolKit"]),
+            name: "ENFuzzTargets", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "EntoolInputs"]),
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "enfuzz", dependencies: ["ENFuzzTargets", "CLibFuzzer"]),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
                 "ENSimulator", "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENKeyServer", "ENMatching",
-                "ENRiskV1", "ENRiskV2", "ENStore", "ExposureNotificationKit",
+                "ENRiskV1", "ENRiskV2", "ENStore", "ExposureNotificationKit", "ExposureNotificationKitTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks"
@@ -183,7 +189,7 @@ let package = Package(
         .target(
             name: "ENTestSupport", dependencies: ["ENCore"], path: "Tests/ENTestSupport",
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "ENCoreTests", dependencies: ["ENCore"]),
+        .testTarget(name: "ENCoreTests", dependencies: ["ENCore", "ENTestSupport"]),
         .testTarget(
             name: "EnserverTests",
             dependencies: [
@@ -193,7 +199,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENTestSupport"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENStore", "ENTestSupport"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
@@ -233,14 +239,19 @@ let package = Package(
         ),
         .testTarget(
             name: "ENSimulatorTests",
-            dependencies: ["ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit", "ENTestSupport"]
+            dependencies: [
+                "ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit",
+                "ExposureNotificationKitTesting",
+                "ENTestSupport",
+            ]
         ),
         // The seed sample's tests: the ported sample in process, and the example run as a program.
         .testTarget(
             name: "SampleAppTests",
             dependencies: [
                 "SampleAppExample", "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto",
-                "ENExportFormat", "ENKeyServer", "ENSimulator", "ENStore", "ENTestSupport",
+                "ENExportFormat", "ENKeyServer", "ENSimulator", "ENTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

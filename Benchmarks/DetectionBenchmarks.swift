@@ -4,6 +4,7 @@ import ENCrypto
 import ENExportFormat
 import ENMatching
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 
 /// Detection through `ENManager`: N keys in signed export files against 14 days of M = 20,000 sightings in the

@@ -27,7 +27,7 @@ let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
     // transaction each.
     for batchSize in [1, 100, 1_000] {
         let writesPerSample = (context.quick ? 5_000 : 50_000) / (batchSize == 1 ? 10 : 1)
-        let store = try ENStore(
+        let store = try ENDeviceStore(
             path: directory.appendingPathComponent("writes-\(batchSize).sqlite").path, configuration: configuration)
         let batches = (0..<(writesPerSample / batchSize)).map { b in
             sightings(count: batchSize, offset: b * batchSize, spread: 600)
@@ -45,7 +45,7 @@ let storeBenchmarkSuite = BenchmarkSuite(name: "store") { context, report in
 
     // Load: a 14-day set (retention window), as the matcher reads it.
     let setSize = context.quick ? 20_000 : 200_000
-    let loadStore = try ENStore(
+    let loadStore = try ENDeviceStore(
         path: directory.appendingPathComponent("load.sqlite").path, configuration: configuration)
     let all = sightings(count: setSize, offset: 0, spread: 14 * 86_400 - 60)
     for start in stride(from: 0, to: all.count, by: 10_000) {

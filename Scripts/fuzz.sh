@@ -65,7 +65,7 @@ sightings)
     : # seeds: Fuzz/Corpus/sightings
     dictionary=Fuzz/Dictionaries/json.dict ;;
 store)
-    seed "$fixtures"/store/*.sqlite "$fixtures"/fuzz/store/*.sqlite
+    seed "$fixtures"/fuzz/store/*.sqlite
     dictionary=Fuzz/Dictionaries/sqlite.dict
     max_len=131072 ;;
 esac

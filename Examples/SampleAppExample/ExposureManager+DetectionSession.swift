@@ -12,7 +12,7 @@ extension ExposureManager {
 
     // GLUE: the earlier article's detection task, as a function beside the main article's `detectExposures`.
     // Its `LocalStore` kept a `nextDiagnosisKeyIndex` (an index of keys, not of files), which is not one of
-    // `ENAppStore`'s fields: every run submits all the keys the server holds.
+    // `SampleAppDatabase`'s fields: every run submits all the keys the server holds.
     func detectExposuresWithSession(completionHandler: ((Bool) -> Void)? = nil) {
         let nextDiagnosisKeyIndex = 0  // GLUE
         var newExposures = [Exposure]()  // GLUE

@@ -1,17 +1,16 @@
 // Glue: what the seed sample's snippets use but the articles never show, written for this package (not taken from
 // Apple's sample code). Each declaration is the smallest thing the seed code needs. The sample keeps its data in
-// `UserDefaults` through `Persisted` and fakes its server; here `Persisted` stores `LocalStore`'s fields in an
-// `ENAppStore` (the app-data side of ENStore) and `Server` talks to an `ENKeyServer`.
+// `UserDefaults` through `Persisted` and fakes its server; here `Persisted` stores `LocalStore`'s fields in the
+// app's own `SampleAppDatabase` (an SQLite file) and `Server` talks to an `ENKeyServer`.
 import ENKeyServer
-import ENStore
 import ExposureNotificationKit
 import Foundation
 
-/// What the sample's glue talks to, set once at start-up (the environment set-up): the app's data store, the
+/// What the sample's glue talks to, set once at start-up (the environment set-up): the app's database, the
 /// health authority's key server and the folder downloaded key files go to.
 enum SampleAppBackend {
-    /// `LocalStore`'s fields. Without a store, every field reads as its default and writes are dropped.
-    nonisolated(unsafe) static var appStore: ENAppStore?
+    /// `LocalStore`'s fields. Without a database, every field reads as its default and writes are dropped.
+    nonisolated(unsafe) static var database: SampleAppDatabase?
     /// The key server behind `Server`; without one, `Server` lists no files and keeps posted keys to itself.
     nonisolated(unsafe) static var keyServer: ENKeyServer?
     /// Where `downloadDiagnosisKeyFile(at:)` writes the files it downloads.
@@ -25,33 +24,21 @@ enum SampleAppBackend {
     /// The value `Persisted` reads for `key`, or `nil` for its default.
     static func read(_ key: String) -> Any? {
         if key == "diagnosisKeys" { return postedKeys }
-        guard let store = appStore else { return nil }
+        guard let database = database else { return nil }
         do {
             switch key {
             case "isOnboarded":
-                return try store.read(.isOnboarded)
+                return try database.state().isOnboarded
             case "nextDiagnosisKeyFileIndex":
-                return try store.read(.detectionState).nextKeyFileIndex
+                return try database.state().nextDiagnosisKeyFileIndex
             case "dateLastPerformedExposureDetection":
-                return try store.read(.detectionState).lastDetectionDate
+                return try database.state().dateLastPerformedExposureDetection
             case "exposureDetectionErrorLocalizedDescription":
-                return try store.read(.detectionState).lastDetectionError
+                return try database.state().exposureDetectionErrorLocalizedDescription
             case "exposures":
-                return try store.read(.exposures).map {
-                    Exposure(
-                        date: $0.date, duration: $0.duration, totalRiskScore: $0.totalRiskScore,
-                        transmissionRiskLevel: $0.transmissionRiskLevel)
-                }
+                return try database.exposures()
             case "testResults":
-                return Dictionary(
-                    try store.read(.testResults).map {
-                        (
-                            $0.id,
-                            TestResult(
-                                id: $0.id, isAdded: $0.isAdded, dateAdministered: $0.dateAdministered,
-                                isShared: $0.isShared)
-                        )
-                    }, uniquingKeysWith: { $1 })
+                return Dictionary(try database.testResults().map { ($0.id, $0) }, uniquingKeysWith: { $1 })
             default:
                 return nil
             }
@@ -77,42 +64,20 @@ enum SampleAppBackend {
                     })
                 return
             }
-            guard let store = appStore else { return }
+            guard let database = database else { return }
             switch (key, value) {
             case ("isOnboarded", let value as Bool):
-                try store.write(.setOnboarded(value))
+                try database.updateState { $0.isOnboarded = value }
             case ("nextDiagnosisKeyFileIndex", let value as Int):
-                try store.write(.setNextKeyFileIndex(value))
-            case ("dateLastPerformedExposureDetection", let date as Date):
-                // The store keeps the date with the error it clears; the sample clears the error next anyway.
-                try store.write(.recordDetection(at: date))
-            case ("exposureDetectionErrorLocalizedDescription", let reason as String):
-                try store.write(.recordDetectionFailure(reason))
-            case ("exposureDetectionErrorLocalizedDescription", _):
-                // The sample clears the error right after it set the date of a successful detection.
-                let state = try store.read(.detectionState)
-                if state.lastDetectionError != nil, let date = state.lastDetectionDate {
-                    try store.write(.recordDetection(at: date))
-                }
+                try database.updateState { $0.nextDiagnosisKeyFileIndex = value }
+            case ("dateLastPerformedExposureDetection", let date as Date?):
+                try database.updateState { $0.dateLastPerformedExposureDetection = date }
+            case ("exposureDetectionErrorLocalizedDescription", let reason as String?):
+                try database.updateState { $0.exposureDetectionErrorLocalizedDescription = reason }
             case ("exposures", let exposures as [Exposure]):
-                try store.write(
-                    .replaceExposures(
-                        with: exposures.map {
-                            ENExposureRecord(
-                                date: $0.date, duration: $0.duration, totalRiskScore: $0.totalRiskScore,
-                                transmissionRiskLevel: $0.transmissionRiskLevel)
-                        }))
+                try database.replaceExposures(with: exposures)
             case ("testResults", let results as [UUID: TestResult]):
-                for old in try store.read(.testResults) where results[old.id] == nil {
-                    _ = try store.write(.deleteTestResult(id: old.id))
-                }
-                for result in results.values {
-                    try store.write(
-                        .saveTestResult(
-                            ENTestResult(
-                                id: result.id, isAdded: result.isAdded, dateAdministered: result.dateAdministered,
-                                isShared: result.isShared)))
-                }
+                try database.replaceTestResults(with: Array(results.values))
             default:
                 print("LocalStore: no field \(key) of type \(type(of: value))")
             }
@@ -124,7 +89,7 @@ enum SampleAppBackend {
 
 /// "A custom property wrapper transforms data between its native format and a JSON-formatted equivalent, reads
 /// and writes data in the user defaults dictionary, and posts notifications to the app when local data changes."
-/// Here it reads and writes `SampleAppBackend` (an `ENAppStore`) instead of the user defaults.
+/// Here it reads and writes `SampleAppBackend` (the app's `SampleAppDatabase`) instead of the user defaults.
 @propertyWrapper
 struct Persisted<Value: Codable> {
     let userDefaultsKey: String

@@ -11,8 +11,8 @@ import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import ENSimulator
-import ENStore
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 
 @main
@@ -62,7 +62,7 @@ struct SampleAppExample {
             storeLocation: .directory(directory.appendingPathComponent("framework")), trustedKeys: [trustedKey],
             region: region, apiVersion: apiVersion, scheduler: scheduler,
             limits: ENLimits(periodicRunInterval: 86_400))
-        SampleAppBackend.appStore = try ENAppStore(path: directory.appendingPathComponent("app.sqlite").path)
+        SampleAppBackend.database = try SampleAppDatabase(path: directory.appendingPathComponent("app.sqlite").path)
         SampleAppBackend.keyServer = keyServer
         SampleAppBackend.downloads = directory.appendingPathComponent("downloads")
         print("Sample app, ENAPIVersion \(apiVersion.rawValue), starting \(stamp(clock.now))")
@@ -155,7 +155,7 @@ struct SampleAppExample {
         print("  serverFiles: \(try await keyServer.files(startingAt: 0).count)")
         print("  lastError: \(LocalStore.shared.exposureDetectionErrorLocalizedDescription ?? "none")")
         neighbour.invalidate()
-        try SampleAppBackend.appStore?.close()
+        try SampleAppBackend.database?.close()
     }
 
     /// Moves the clock to `date`; the scheduler launches the app's activity handler on the way (once a day), and

@@ -1,5 +1,5 @@
 internal import ENCore
-internal import EntoolKit
+internal import EntoolInputs
 internal import Foundation
 
 extension FuzzTarget {

@@ -25,7 +25,7 @@ extension FuzzTarget {
         try write(input, to: file)
         let clock = storeClock
         do {
-            let store = try ENStore(path: file.path, configuration: ENStoreConfiguration(now: { clock }))
+            let store = try ENDeviceStore(path: file.path, configuration: ENStoreConfiguration(now: { clock }))
             probe { () throws(ENError) in _ = try store.read(.managerState) }
             probe { () throws(ENError) in _ = try store.read(.ownKeys) }
             probe { () throws(ENError) in _ = try store.read(.retainedSightings) }
@@ -38,19 +38,7 @@ extension FuzzTarget {
             probe { () throws(ENError) in try store.checkIntegrity() }
             try? store.close()
         } catch {
-            try checkUnchanged(file, input, "ENStore")
-        }
-
-        try write(input, to: file)
-        do {
-            let store = try ENAppStore(path: file.path)
-            probe { () throws(ENError) in _ = try store.read(.isOnboarded) }
-            probe { () throws(ENError) in _ = try store.read(.testResults) }
-            probe { () throws(ENError) in _ = try store.read(.exposures) }
-            probe { () throws(ENError) in _ = try store.read(.detectionState) }
-            try? store.close()
-        } catch {
-            try checkUnchanged(file, input, "ENAppStore")
+            try checkUnchanged(file, input, "ENDeviceStore")
         }
     }
 

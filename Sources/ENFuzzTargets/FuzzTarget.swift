@@ -26,8 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `ENExposureConfiguration(jsonData:)` in both formats: a decoded configuration is valid and survives
     /// its round trip.
     case exposureConfiguration = "exposure-configuration"
-    /// Opening an `ENStore` and an `ENAppStore` file: a refused file is left byte for byte as it was, and an
-    /// opened one answers every query or refuses it with an error.
+    /// Opening an `ENDeviceStore` file: a refused file is left byte for byte as it was, and an opened one answers
+    /// every query or refuses it with an error.
     case store = "store"
     /// `entool score` input, version 1 (`{"exposures": [...]}`) and version 2 (`{"windows": [...]}`), scored with
     /// a fixed configuration: every refusal is an `ENError`, and a scored result encodes as JSON.

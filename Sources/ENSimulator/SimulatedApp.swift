@@ -1,5 +1,6 @@
 internal import ENCore
 internal import ExposureNotificationKit
+internal import ExposureNotificationKitTesting
 internal import Foundation
 internal import Synchronization
 

@@ -4,6 +4,7 @@ internal import ENExportFormat
 internal import ENKeyServer
 internal import ENRiskV2
 internal import ExposureNotificationKit
+internal import ExposureNotificationKitTesting
 internal import Foundation
 
 /// What a directory-backed run journals with each finished day.

@@ -5,10 +5,10 @@ public import Foundation
 /// it processed, the key files it cached and its rate-limit ledger entry.
 ///
 /// What the app keeps of a detection (the next key-file index, the last detection date, its exposures) is
-/// written to the ``ENAppStore`` by the app.
+/// the app's own data, which it keeps in storage of its own.
 ///
 /// `Result` is whatever the caller computed (a V1 summary with its exposure infos, a V2 summary with its
-/// windows, the sample app's exposures...); it is stored as JSON, so any `Codable` type works.
+/// windows, an app's exposures...); it is stored as JSON, so any `Codable` type works.
 public struct ENDetectionRecord<Result: Codable & Sendable>: Sendable {
     /// When the detection was computed; it becomes the last detection date.
     public var date: Date

@@ -4,15 +4,15 @@ internal import GRDB
 /// A store on one SQLite database, with its operations written once as typed requests and run through one
 /// generic accessor, synchronously or `async`.
 ///
-/// ``ENStore`` (the device's framework state), ``ENAppStore`` (the app's data) and `ENKeyServer`'s
-/// `ENKeyServerStore` conform; each has its own file and schema. An operation is a value: an
+/// ``ENDeviceStore`` (the device's framework state) and `ENKeyServer`'s `ENKeyServerStore` conform; each has its
+/// own file and schema. An operation is a value: an
 /// ``ENStoreQuery`` reads, an ``ENStoreUpdate`` writes in one transaction. Each store's operations are static
 /// members constrained to that store, so a request meant for one store does not compile against another:
 ///
 /// ```swift
 /// let keys = try store.read(.ownKeys)                         // synchronous
 /// try await store.write(.addSightings(sightings))            // async
-/// for try await results in appStore.observe(.testResults) { show(results) }
+/// for try await counts in store.observe(.recordCounts) { show(counts) }
 /// ```
 ///
 /// The synchronous forms block the calling thread until the database answers: call them from threads,

@@ -1,7 +1,7 @@
 public import ENCore
 public import Foundation
 
-/// How an ``ENStore`` keeps its data: retention, clock and optional encryption at rest.
+/// How an ``ENDeviceStore`` keeps its data: retention, clock and optional encryption at rest.
 public struct ENStoreConfiguration: Sendable {
     /// How long own keys, sightings, cached key files, processed key files, rate-limit entries and
     /// detection results are kept: 14 days by default, as on Apple's and Google's systems.
@@ -14,7 +14,7 @@ public struct ENStoreConfiguration: Sendable {
     /// the clear.
     ///
     /// Whether a store is encrypted is decided when its file is created; opening it later with a
-    /// different choice fails (see ``ENStore/init(path:configuration:)``).
+    /// different choice fails (see ``ENDeviceStore/init(path:configuration:)``).
     public var cipher: (any ENAuthenticatedCipher)?
 
     /// Whether opening the store deletes expired records right away (the default).

@@ -4,13 +4,13 @@ internal import GRDB
 /// An asynchronous sequence of one stored value: the current value first, then every change. Made by
 /// ``ENPersistentStore/observe(_:)``.
 ///
-/// The sample app posts a notification whenever a `LocalStore` property changes; this is the same signal
-/// as an `AsyncSequence` (Combine is not available on every platform). Consecutive equal values are
-/// delivered once. The observation stops when the iteration ends or its task is cancelled.
+/// The signal an app gets from a notification when stored data changes, as an `AsyncSequence` (Combine is not
+/// available on every platform). Consecutive equal values are delivered once. The observation stops when the
+/// iteration ends or its task is cancelled.
 ///
 /// ```swift
-/// for try await isOnboarded in appStore.observe(.isOnboarded) {
-///     updateUI(isOnboarded)
+/// for try await state in store.observe(.managerState) {
+///     updateUI(state)
 /// }
 /// ```
 public struct ENStoreObservation<Element: Sendable>: AsyncSequence, Sendable {

@@ -5,7 +5,7 @@ package import GRDB
 /// ``ENPersistentStore/observe(_:)`` observes.
 ///
 /// The queries are static members constrained to their store, for example `ENStoreQuery.ownKeys` for an
-/// ``ENStore`` and `ENStoreQuery.testResults` for an ``ENAppStore``; write them with a leading dot:
+/// ``ENDeviceStore``; write them with a leading dot:
 /// `try store.read(.ownKeys)`. A query reads one consistent snapshot, however many tables it reads.
 public struct ENStoreQuery<Store: ENPersistentStore, Value: Sendable>: Sendable {
     let fetch: @Sendable (Store, Database) throws -> Value

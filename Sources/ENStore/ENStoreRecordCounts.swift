@@ -1,4 +1,4 @@
-/// Numbers of records in an ``ENStore``, by kind: how many are stored (`ENStoreQuery.recordCounts`) or how
+/// Numbers of records in an ``ENDeviceStore``, by kind: how many are stored (`ENStoreQuery.recordCounts`) or how
 /// many one run of `ENStoreUpdate.deleteExpiredRecords(now:)` deleted.
 public struct ENStoreRecordCounts: Hashable, Sendable {
     /// Own keys.

@@ -5,7 +5,7 @@ package import GRDB
 /// `async`.
 ///
 /// The updates are static members constrained to their store, for example `ENStoreUpdate.addSightings(_:)`
-/// for an ``ENStore`` and `ENStoreUpdate.setOnboarded(_:)` for an ``ENAppStore``; write them with a leading
+/// for an ``ENDeviceStore``; write them with a leading
 /// dot: `try store.write(.addSightings(sightings))`. An update that throws writes nothing.
 public struct ENStoreUpdate<Store: ENPersistentStore, Value: Sendable>: Sendable {
     let apply: @Sendable (Store, Database) throws -> Value

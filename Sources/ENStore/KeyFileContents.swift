@@ -10,8 +10,8 @@ internal import GRDB
     internal import Darwin
 #endif
 
-/// Where an ``ENStore`` keeps the `export.bin` of its cached key files (sealed with the store's cipher when it has
-/// one): for a file store, one file each in a directory beside the database (``ENStore/cachedKeyFilesDirectory``),
+/// Where an ``ENDeviceStore`` keeps the `export.bin` of its cached key files (sealed with the store's cipher when it has
+/// one): for a file store, one file each in a directory beside the database (``ENDeviceStore/cachedKeyFilesDirectory``),
 /// named by the file's hash in hexadecimal; for an in-memory store, the `key_file_contents` table. A file store
 /// written by an earlier version may still hold some in that table: they are read from there until they expire.
 ///

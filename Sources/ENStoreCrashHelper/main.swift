@@ -35,7 +35,7 @@ guard CommandLine.arguments.count == 2 else {
     exit(2)
 }
 do {
-    let store = try ENStore(
+    let store = try ENDeviceStore(
         path: CommandLine.arguments[1], configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
     var sequence = try store.read(.latestDetection(as: CrashDetectionResult.self, kind: "crash"))?.result.sequence ?? 0
     while true {

@@ -4,7 +4,9 @@ import ENCrypto
 import ENExportFormat
 import ENRiskV1
 import ENRiskV2
+import EntoolInputs
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 
 /// `entool detect`: the whole detection pipeline, run through `ENManager` as an app runs it.

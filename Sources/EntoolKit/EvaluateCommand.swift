@@ -1,6 +1,7 @@
 import ArgumentParser
 import ENCore
 import ENEvaluation
+import EntoolInputs
 import Foundation
 
 /// `entool evaluate`: holds risk configurations against labelled encounters (`gaen-labelled-encounters`) and

@@ -53,11 +53,12 @@ public struct ENEnvironment: Sendable {
     /// The framework's limits; Apple's values by default.
     public var limits: ENLimits
 
-    /// Creates an environment; every part has a default that runs without a device (a silent radio, the system
-    /// clock, state in memory, no trusted keys, API version 2, the Exposure Notification entitlement only).
+    /// Creates an environment; every part has a default that runs without a device (a user who declines every
+    /// prompt, a silent radio, the system clock, state in memory, no trusted keys, API version 2, the Exposure
+    /// Notification entitlement only).
     public init(
-        consent: any ENConsentProvider = ENFixedConsent(false),
-        radio: any ENRadio = ENSilentRadio(),
+        consent: any ENConsentProvider = DecliningConsent(),
+        radio: any ENRadio = SilentRadio(),
         clock: any ENClock = ENSystemClock(),
         storeLocation: StoreLocation = .inMemory,
         trustedKeys: [ENExportVerificationKey] = [],

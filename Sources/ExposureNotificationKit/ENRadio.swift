@@ -31,20 +31,3 @@ public protocol ENBroadcastSource: Sendable {
     /// current at `date` (a new key is made when none covers it).
     func advertisement(at date: Date) throws(ENError) -> ENAdvertisement
 }
-
-/// A radio that is always on, sends nothing and hears nothing: the default where no radio is set, so that an
-/// app's logic runs (on a server or in a test) without Bluetooth.
-public struct ENSilentRadio: ENRadio {
-    /// Creates the radio.
-    public init() {}
-    /// Always `true`.
-    public var isPoweredOn: Bool { true }
-    /// Does nothing.
-    public func startBroadcasting(_ source: any ENBroadcastSource) {}
-    /// Does nothing.
-    public func stopBroadcasting() {}
-    /// Does nothing: nothing is ever heard.
-    public func startScanning(_ handler: @escaping @Sendable (ENSighting) -> Void) {}
-    /// Does nothing.
-    public func stopScanning() {}
-}

@@ -46,7 +46,7 @@ struct StoredDetection: Codable, Sendable {
 /// throws `invalidated` and stores nothing.
 struct ExposureDetector: Sendable {
     let environment: ENEnvironment
-    let store: ENStore
+    let store: ENDeviceStore
     let managerID: UUID
     /// Whether the detection was cancelled; checked between the steps and inside matching.
     let isCancelled: @Sendable () -> Bool
@@ -439,14 +439,14 @@ enum KeySource: Sendable {
 /// bytes until the batch is matched, fewer bytes than the decoded keys of the same batch would take).
 final class KeyChunks: Sequence, Sendable {
     private let source: @Sendable (Int) -> KeySource?
-    private let store: ENStore
+    private let store: ENDeviceStore
     private let oldest: ENIntervalNumber
     private let scanned: (@Sendable (Int) -> Void)?
     private let failure = Locked<ENError?>(nil)
 
     /// Chunks of the sources `source` gives by position (from 0, in order; `nil` after the last).
     init(
-        source: @escaping @Sendable (Int) -> KeySource?, store: ENStore, oldest: ENIntervalNumber,
+        source: @escaping @Sendable (Int) -> KeySource?, store: ENDeviceStore, oldest: ENIntervalNumber,
         scanned: (@Sendable (Int) -> Void)? = nil
     ) {
         self.source = source
@@ -456,7 +456,7 @@ final class KeyChunks: Sequence, Sendable {
     }
 
     /// Chunks of `sources`, in order.
-    convenience init(sources: [KeySource], store: ENStore, oldest: ENIntervalNumber) {
+    convenience init(sources: [KeySource], store: ENDeviceStore, oldest: ENIntervalNumber) {
         self.init(source: { $0 < sources.count ? sources[$0] : nil }, store: store, oldest: oldest)
     }
 

@@ -3,29 +3,29 @@ internal import ENCrypto
 internal import ENStore
 internal import Foundation
 
-/// The manager's one way into the framework's persistent state (`ENStore`): opened on first use, at the
+/// The manager's one way into the framework's persistent state (`ENDeviceStore`): opened on first use, at the
 /// environment's location, on the environment's clock. Every read and write the manager makes is here.
 final class FrameworkStorage: Sendable {
     /// The file name of the framework's store inside the environment's directory.
     static let fileName = "ExposureNotificationFramework.sqlite"
 
     private let environment: ENEnvironment
-    private let opened = Locked<ENStore?>(nil)
+    private let opened = Locked<ENDeviceStore?>(nil)
     init(environment: ENEnvironment) {
         self.environment = environment
     }
 
     /// The store, opened on first use.
-    func store() throws(ENError) -> ENStore {
-        try opened.withLock { (store: inout ENStore?) throws(ENError) -> ENStore in
+    func store() throws(ENError) -> ENDeviceStore {
+        try opened.withLock { (store: inout ENDeviceStore?) throws(ENError) -> ENDeviceStore in
             if let store { return store }
             let clock = environment.clock
             let configuration = ENStoreConfiguration(
                 retentionPeriod: environment.limits.retention, now: { clock.now })
-            let new: ENStore
+            let new: ENDeviceStore
             switch environment.storeLocation {
             case .inMemory:
-                new = try ENStore(inMemoryWith: configuration)
+                new = try ENDeviceStore(inMemoryWith: configuration)
             case .directory(let directory):
                 do {
                     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -33,7 +33,7 @@ final class FrameworkStorage: Sendable {
                     throw ENError(
                         .insufficientStorage, "cannot create the store directory \(directory.path): \(error)")
                 }
-                new = try ENStore(
+                new = try ENDeviceStore(
                     path: directory.appendingPathComponent(Self.fileName).path, configuration: configuration)
             }
             store = new

@@ -19,10 +19,10 @@ final class KeyFileStager: Sendable {
     }
 
     private let state = Locked(State())
-    private let store: ENStore
+    private let store: ENDeviceStore
 
     /// Starts the writing thread.
-    init(store: ENStore) {
+    init(store: ENDeviceStore) {
         self.store = store
         let thread = Thread { [self] in run() }
         thread.start()

@@ -1,4 +1,5 @@
 import ENCore
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -8,9 +9,9 @@ struct ENTemporaryExposureKeyTests {
         bytes: Int = 16, period: UInt32 = 144, trl: UInt8 = 0, dsos: Int = ENDaysSinceOnsetOfSymptomsUnknown,
         start: ENIntervalNumber = 2_642_976
     ) -> ENTemporaryExposureKey {
-        ENTemporaryExposureKey(
-            keyData: Data(repeating: 7, count: bytes), rollingStartNumber: start, rollingPeriod: period,
-            transmissionRiskLevel: trl, daysSinceOnsetOfSymptoms: dsos)
+        TestKeys.key(
+            data: Data(repeating: 7, count: bytes), start: start, period: period, transmissionRiskLevel: trl,
+            daysSinceOnset: dsos)
     }
 
     @Test("a well-formed key validates, with Apple's defaults")

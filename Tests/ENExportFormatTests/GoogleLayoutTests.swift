@@ -24,8 +24,8 @@ struct GoogleLayoutTests {
     @Test("new keys then revised keys, sorted by key bytes, split at the limit, ends bumped by the file number")
     func sortsAndSplits() throws {
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 21)
-        let keys = (0..<1000).map { _ in randomKey(using: &rng) }
-        let revised = (0..<200).map { _ in randomKey(using: &rng) }
+        let keys = (0..<1000).map { _ in TestKeys.random(using: &rng) }
+        let revised = (0..<200).map { _ in TestKeys.random(using: &rng) }
         let archives = try writer(maximumKeysPerFile: 450).archives(keys: keys, revisedKeys: revised, using: &rng)
         let exports = try archives.map { try $0.keyExport() }
         #expect(exports.map(\.keys.count) == [450, 450, 100])
@@ -54,7 +54,7 @@ struct GoogleLayoutTests {
     @Test("a small batch is padded in whole rounds copying each real key's metadata", arguments: [1, 3, 7, 999])
     func pads(count: Int) throws {
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: UInt64(count))
-        let keys = (0..<count).map { _ in randomKey(using: &rng) }
+        let keys = (0..<count).map { _ in TestKeys.random(using: &rng) }
         let output = try writer(padding: .googleServer).write(keys: keys, using: &rng)
         let written = try output.archives[0].keyExport().keys
         // target = 1000 + r, r in 0...100; count * ceil(target / count) keys.
@@ -79,12 +79,12 @@ struct GoogleLayoutTests {
     @Test("padding stops at the file limit, skips revised-only files and large batches, refuses negative values")
     func paddingLimits() throws {
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 5)
-        let keys = (0..<3).map { _ in randomKey(using: &rng) }
+        let keys = (0..<3).map { _ in TestKeys.random(using: &rng) }
         let limited = try writer(maximumKeysPerFile: 500, padding: .googleServer).write(keys: keys, using: &rng)
         #expect(try limited.archives[0].keyExport().keys.count == 500)
         let revisedOnly = try writer(padding: .googleServer).write(keys: [], revisedKeys: keys, using: &rng)
         #expect(revisedOnly.paddingKeys.isEmpty)
-        let large = (0..<1000).map { _ in randomKey(using: &rng) }
+        let large = (0..<1000).map { _ in TestKeys.random(using: &rng) }
         #expect(try writer(padding: .googleServer).write(keys: large, using: &rng).paddingKeys.isEmpty)
         let none = try writer(padding: ENExportPadding(minimumKeys: 0, range: 0)).write(keys: keys, using: &rng)
         #expect(none.paddingKeys.isEmpty)

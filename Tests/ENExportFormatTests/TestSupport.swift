@@ -49,22 +49,6 @@ struct RealExportFile: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// A random valid key, every optional field sometimes present.
-func randomKey(using rng: inout SeededRandomNumberGenerator) -> ENTemporaryExposureKey {
-    var bytes = [UInt8](repeating: 0, count: 16)
-    for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &rng) }
-    return ENTemporaryExposureKey(
-        keyData: Data(bytes),
-        rollingStartNumber: ENIntervalNumber(UInt32.random(in: 0...3_000_000, using: &rng)),
-        rollingPeriod: UInt32.random(in: 1...144, using: &rng),
-        transmissionRiskLevel: UInt8.random(in: 0...8, using: &rng),
-        diagnosisReportType: ENDiagnosisReportType.allCases.randomElement(using: &rng)!,
-        daysSinceOnsetOfSymptoms: Bool.random(using: &rng)
-            ? Int.random(in: -14...14, using: &rng) : ENDaysSinceOnsetOfSymptomsUnknown,
-        variantOfConcern: ENVariantOfConcernType.allCases.randomElement(using: &rng)!
-    )
-}
-
 /// Keys in a canonical order, for comparing sets of keys regardless of file order.
 func sorted(_ keys: [ENTemporaryExposureKey]) -> [ENTemporaryExposureKey] {
     keys.sorted { a, b in

@@ -140,7 +140,7 @@ struct WriterTests {
     /// A signed file of `keyCount` random keys, written to `export.zip` in `directory`.
     func writtenZip(keyCount: Int, in directory: TemporaryDirectory) throws -> (ENExportArchive, URL) {
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 11)
-        let keys = (0..<keyCount).map { _ in randomKey(using: &rng) }
+        let keys = (0..<keyCount).map { _ in TestKeys.random(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [try ensSigner()])
         let archive = try #require(try writer.archives(keys: keys, using: &rng).first)
         let zipURL = directory.url.appendingPathComponent("export.zip")
@@ -213,8 +213,8 @@ struct WriterTests {
     @Test("random key sets round-trip through write, zip, read and verify", arguments: 0..<12)
     func roundTrip(seed: Int) throws {
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: UInt64(seed))
-        let keys = (0..<Int.random(in: 0...300, using: &rng)).map { _ in randomKey(using: &rng) }
-        let revised = (0..<Int.random(in: 0...20, using: &rng)).map { _ in randomKey(using: &rng) }
+        let keys = (0..<Int.random(in: 0...300, using: &rng)).map { _ in TestKeys.random(using: &rng) }
+        let revised = (0..<Int.random(in: 0...20, using: &rng)).map { _ in TestKeys.random(using: &rng) }
         var writer = ENExportWriter(region: "DE", startTimestamp: 100, endTimestamp: 200, signers: [try ensSigner()])
         writer.maximumKeysPerFile = Int.random(in: 1...400, using: &rng)
         let archives = try writer.archives(keys: keys, revisedKeys: revised, using: &rng)
@@ -250,7 +250,7 @@ struct WriterTests {
     @Test("keys are written in random order, not grouped as given")
     func shuffles() throws {
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 42)
-        let keys = (0..<200).map { _ in randomKey(using: &rng) }
+        let keys = (0..<200).map { _ in TestKeys.random(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [try ensSigner()])
         let first = try writer.archives(keys: keys)[0].keyExport().keys
         let second = try writer.archives(keys: keys)[0].keyExport().keys
@@ -262,7 +262,7 @@ struct WriterTests {
     @Test("files split at the key limit and the size limit, with distinct end timestamps")
     func splits() throws {
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 7)
-        let keys = (0..<1000).map { _ in randomKey(using: &rng) }
+        let keys = (0..<1000).map { _ in TestKeys.random(using: &rng) }
         var writer = ENExportWriter(region: "US", startTimestamp: 10, endTimestamp: 20, signers: [try ensSigner()])
         writer.maximumKeysPerFile = 300
         let byCount = try writer.archives(keys: keys, using: &rng)
@@ -289,7 +289,7 @@ struct WriterTests {
         let current = ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v2")
         let previous = ENExportSigner(signingKey: try P256SigningKey(), keyID: "310", keyVersion: "v1")
         var rng = SeededRandomNumberGenerator.forTest(defaultSeed: 3)
-        let keys = (0..<20).map { _ in randomKey(using: &rng) }
+        let keys = (0..<20).map { _ in TestKeys.random(using: &rng) }
         let writer = ENExportWriter(region: "US", startTimestamp: 0, endTimestamp: 1, signers: [current, previous])
         let archive = try writer.archives(keys: keys)[0]
         let signatures = try archive.signatures()

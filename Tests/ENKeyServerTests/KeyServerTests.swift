@@ -101,14 +101,14 @@ struct KeyServerTests {
 
         // Neither an ENStore file nor this one opens as the other; neither is changed.
         let storePath = directory.appendingPathComponent("store.sqlite").path
-        try ENStore(path: storePath).close()
+        try ENDeviceStore(path: storePath).close()
         let storeBytes = try Data(contentsOf: URL(fileURLWithPath: storePath))
         let error = #expect(throws: ENError.self) { _ = try ENKeyServerStore(path: storePath) }
         #expect(error?.code == .badFormat)
         #expect(error?.context.file == storePath)
         #expect(try Data(contentsOf: URL(fileURLWithPath: storePath)) == storeBytes)
         let serverBytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: ENError.self) { _ = try ENStore(path: path) }
+        #expect(throws: ENError.self) { _ = try ENDeviceStore(path: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == serverBytes)
     }
 }

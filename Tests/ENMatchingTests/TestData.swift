@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENTestSupport
 import Foundation
 
 @testable import ENMatching
@@ -13,11 +14,9 @@ enum TestData {
         start: UInt32, period: UInt32 = 144, reportType: ENDiagnosisReportType = .confirmedTest,
         transmissionRiskLevel: UInt8 = 4
     ) throws -> ENTemporaryExposureKey {
-        var key = try ENTemporaryExposureKey.generate(rollingStartNumber: ENIntervalNumber(start))
-        key.rollingPeriod = period
-        key.diagnosisReportType = reportType
-        key.transmissionRiskLevel = transmissionRiskLevel
-        return key
+        TestKeys.fresh(
+            start: ENIntervalNumber(start), period: period, transmissionRiskLevel: transmissionRiskLevel,
+            reportType: reportType)
     }
 
     /// The identifier `key` broadcasts `offset` intervals after its rolling start (also beyond its period).

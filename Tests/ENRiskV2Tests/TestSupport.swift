@@ -1,5 +1,6 @@
 import ENCore
 import ENRiskV2
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -16,14 +17,14 @@ func sighting(at date: Date, rssi: Int8, txPower: Int8? = 0, confidence: ENCalib
         derivedInterval: ENIntervalNumber(date: date), txPower: txPower)
 }
 
+/// The test day's key (TestKeys' key with data 0x07...), with risk level 3 and the given report type, onset and variant.
 func key(
     reportType: ENDiagnosisReportType = .confirmedTest, daysSinceOnset: Int = 0,
     variant: ENVariantOfConcernType = .unknown
 ) -> ENTemporaryExposureKey {
-    ENTemporaryExposureKey(
-        keyData: Data(repeating: 7, count: 16), rollingStartNumber: ENIntervalNumber(date: day0),
-        transmissionRiskLevel: 3, diagnosisReportType: reportType, daysSinceOnsetOfSymptoms: daysSinceOnset,
-        variantOfConcern: variant)
+    TestKeys.key(
+        data: Data(repeating: 7, count: 16), start: ENIntervalNumber(date: day0), transmissionRiskLevel: 3,
+        reportType: reportType, daysSinceOnset: daysSinceOnset, variant: variant)
 }
 
 func scan(_ typical: ENAttenuation, _ seconds: Int, minimum: ENAttenuation? = nil) -> ENScanInstance {

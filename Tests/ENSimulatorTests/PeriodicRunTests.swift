@@ -1,5 +1,6 @@
 import ENCore
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 import Testing
 

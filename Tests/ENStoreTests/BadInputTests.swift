@@ -9,7 +9,7 @@ import Testing
 struct BadInputTests {
     func expectUntouched(
         _ path: String, code: ENError.Code,
-        opening open: (String) throws(ENError) -> Void = { path throws(ENError) in _ = try ENStore(path: path) }
+        opening open: (String) throws(ENError) -> Void = { path throws(ENError) in _ = try ENDeviceStore(path: path) }
     ) throws {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let walBefore = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
@@ -41,7 +41,9 @@ struct BadInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("truncated.sqlite")
-        var bytes = try Data(contentsOf: try Fixtures.url("store/store-v1.sqlite"))
+        let store = directory.path("store.sqlite")
+        try ENDeviceStore(path: store).close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: store))
         bytes.replaceSubrange(100..<bytes.count, with: Data(repeating: 0xA5, count: bytes.count - 100))
         try bytes.write(to: URL(fileURLWithPath: path))
         try expectUntouched(path, code: .badFormat)
@@ -50,54 +52,21 @@ struct BadInputTests {
     @Test func aNewerSchemaIsUnsupportedAndIsNotOverwritten() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let path = try copyFixture("store-newer.sqlite", to: directory)
+        let path = try makeLaterStore("store-newer.sqlite", in: directory)
         try expectUntouched(path, code: .unsupported)
     }
 
     @Test func anSQLiteDatabaseThatIsNotAStoreIsABadFormat() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let path = try copyFixture("foreign.sqlite", to: directory)
+        let path = try makeDatabaseFile(
+            "foreign.sqlite", in: directory, "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
         try expectUntouched(path, code: .badFormat)
     }
 
     @Test func aMissingDirectoryIsDataInaccessible() throws {
         expectCode(.dataInaccessible) {
-            _ = try ENStore(path: "/nonexistent-\(UUID().uuidString)/store.sqlite")
-        }
-        expectCode(.dataInaccessible) {
-            _ = try ENAppStore(path: "/nonexistent-\(UUID().uuidString)/app.sqlite")
-        }
-    }
-
-    /// The framework's and the app's stores are different files: neither opens the other's, nor changes it.
-    @Test func aStoreOfAnotherKindIsABadFormatAndIsNotOverwritten() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let storePath = directory.path("store.sqlite")
-        let appPath = directory.path("app.sqlite")
-        try ENStore(path: storePath).close()
-        try ENAppStore(path: appPath).close()
-        try expectUntouched(storePath, code: .badFormat) { path throws(ENError) in
-            _ = try ENAppStore(path: path)
-        }
-        try expectUntouched(appPath, code: .badFormat)
-        // A framework file of an older schema holds app tables, but is no app store either.
-        let old = try copyFixture("store-v1.sqlite", to: directory)
-        try expectUntouched(old, code: .badFormat) { path throws(ENError) in
-            _ = try ENAppStore(path: path)
-        }
-    }
-
-    @Test func aGarbageFileIsNoAppStoreEither() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let path = directory.path("garbage.sqlite")
-        var generator = SeededRandomNumberGenerator(seed: 7)
-        try Data((0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }).write(
-            to: URL(fileURLWithPath: path))
-        try expectUntouched(path, code: .badFormat) { path throws(ENError) in
-            _ = try ENAppStore(path: path)
+            _ = try ENDeviceStore(path: "/nonexistent-\(UUID().uuidString)/store.sqlite")
         }
     }
 
@@ -106,7 +75,7 @@ struct BadInputTests {
         in directory: TemporaryDirectory, journalMode: String, _ alter: (Database) throws -> Void
     ) throws -> String {
         let path = directory.path("altered-\(journalMode).sqlite")
-        try ENStore(path: path, configuration: TestClock(referenceDate).configuration()).close()
+        try ENDeviceStore(path: path, configuration: TestClock(referenceDate).configuration()).close()
         let queue = try DatabaseQueue(path: path)
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = \(journalMode)")
@@ -128,7 +97,7 @@ struct BadInputTests {
         }
         try expectUntouched(path, code: .badFormat)
         do throws(ENError) {
-            _ = try ENStore(path: path)
+            _ = try ENDeviceStore(path: path)
         } catch {
             #expect(error.reason.contains("processed_key_files lacks column processed_at"), "\(error)")
         }
@@ -158,11 +127,16 @@ struct BadInputTests {
     @Test func aStoreRecordingALaterSchemaWithoutAnEarlierOneIsABadFormat() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let path = try alteredStore(in: directory, journalMode: "DELETE") { db in
-            let first = try String.fetchOne(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid LIMIT 1")
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [first])
+        let path = try makeLaterStore("later.sqlite", in: directory)
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v1'")
         }
-        try expectUntouched(path, code: .badFormat)
+        try queue.close()
+        try expectUntouched(path, code: .badFormat) { path throws(ENError) in
+            _ = try ENDeviceStore(path: path, migrations: laterMigrations)
+        }
     }
 
     /// A file not yet in write-ahead-log mode is upgraded as a copy: when a step after the migrations fails, the

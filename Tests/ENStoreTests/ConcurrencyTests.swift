@@ -54,7 +54,7 @@ struct ConcurrencyTests {
     static func race(transactional: Bool, detections: Int, stopAtFirstTornRead: Bool = false) async throws -> Race {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let store = try ENStore(
+        let store = try ENDeviceStore(
             path: directory.path("store.sqlite"), configuration: TestClock(referenceDate).configuration())
         let writerDone = Flag()
         let tally = Tally()
@@ -82,8 +82,9 @@ struct ConcurrencyTests {
                         try await store.write(.addSightings(sightings))
                     } else {
                         try await store.write(
-                            ENStoreUpdate<ENStore, Int64>.recordDetection(record).withoutTransaction())
-                        try await store.write(ENStoreUpdate<ENStore, Void>.addSightings(sightings).withoutTransaction())
+                            ENStoreUpdate<ENDeviceStore, Int64>.recordDetection(record).withoutTransaction())
+                        try await store.write(
+                            ENStoreUpdate<ENDeviceStore, Void>.addSightings(sightings).withoutTransaction())
                     }
                 }
             }
@@ -117,7 +118,7 @@ struct ConcurrencyTests {
 
 /// Calls the synchronous API on a thread of its own, as an embedder's non-async code would: the
 /// synchronous forms block their thread, so they must not run on the (small) cooperative pool.
-func recordCountsOnThread(_ store: ENStore) async throws -> ENStoreRecordCounts {
+func recordCountsOnThread(_ store: ENDeviceStore) async throws -> ENStoreRecordCounts {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
             continuation.resume(with: Result { try store.read(.recordCounts) })

@@ -47,7 +47,8 @@ struct CrashSafetyTests {
                 "the helper ended by itself (\(termination)): \((try? String(contentsOfFile: directory.path("helper.err"), encoding: .utf8)) ?? "")"
             )
 
-            let store = try ENStore(path: path, configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
+            let store = try ENDeviceStore(
+                path: path, configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
             try store.checkIntegrity()
             let detections = try store.read(.detections(as: CrashDetectionResult.self, kind: "crash"))
             let n = detections.count

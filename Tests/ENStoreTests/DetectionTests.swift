@@ -31,7 +31,7 @@ struct DetectionTests {
 
     @Test func aDetectionStoresResultAndAdvancesStateTogether() throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         #expect(try store.read(.recordCounts) == ENStoreRecordCounts())
         let files = try Self.exportBinaryFixtures.map { path in keyFile(try Fixtures.data(path)) }
         let id = try store.write(
@@ -60,13 +60,13 @@ struct DetectionTests {
         let path = directory.path("store.sqlite")
         let clock = TestClock(referenceDate)
         let binaries = try Self.exportBinaryFixtures.map { path in try Fixtures.data(path) }
-        let store = try ENStore(path: path, configuration: clock.configuration())
+        let store = try ENDeviceStore(path: path, configuration: clock.configuration())
         try await store.write(
             .recordDetection(
                 ENDetectionRecord(date: referenceDate, kind: "v2", result: 1, cachedKeyFiles: binaries.map(keyFile))))
         try store.close()
 
-        let reopened = try ENStore(path: path, configuration: clock.configuration())
+        let reopened = try ENDeviceStore(path: path, configuration: clock.configuration())
         let hashes = try await reopened.read(.cachedKeyFileHashes)
         #expect(hashes == binaries.map { SHA256.hash($0) })
         for (hash, binary) in zip(hashes, binaries) {
@@ -80,7 +80,7 @@ struct DetectionTests {
     /// the later copies' contents are never read.
     @Test func aFileCachedTwiceIsStoredOnceAndNotReadAgain() async throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         let binary = try Fixtures.data("export/generated/bare-export.bin")
         let reads = Counter()
         let file = keyFile(binary)
@@ -108,7 +108,7 @@ struct DetectionTests {
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
         let clock = TestClock(referenceDate)
-        let store = try ENStore(path: path, configuration: clock.configuration())
+        let store = try ENDeviceStore(path: path, configuration: clock.configuration())
         let binaries = try Self.exportBinaryFixtures.map { path in try Fixtures.data(path) }
         let files = binaries.map(keyFile)
         let reads = Counter()
@@ -141,12 +141,12 @@ struct DetectionTests {
         // Staged and left behind (a crash): the next open deletes it, with retention on open or without.
         #expect(try await store.write(.stageCachedKeyFiles([files[2]])) == 1)
         try store.close()
-        let withoutRetention = try ENStore(
+        let withoutRetention = try ENDeviceStore(
             path: path, configuration: ENStoreConfiguration(now: { referenceDate }, deletesExpiredRecordsOnOpen: false))
         #expect(try storedContents(path) == 2)
         #expect(try await withoutRetention.write(.stageCachedKeyFiles([files[2]])) == 1)
         try withoutRetention.close()
-        let reopened = try ENStore(path: path, configuration: clock.configuration())
+        let reopened = try ENDeviceStore(path: path, configuration: clock.configuration())
         #expect(try storedContents(path) == 2)
 
         // Staged and then not staged any more (another sweep came first): the detection writes it itself.
@@ -164,7 +164,7 @@ struct DetectionTests {
 
     /// Staging refuses what recording refuses, and writes nothing then.
     @Test func stagingBadFilesWritesNothing() async throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let error = await #expect(throws: ENError.self) {
             try await store.write(
                 .stageCachedKeyFiles([
@@ -183,7 +183,7 @@ struct DetectionTests {
     /// An error thrown while a file is read aborts the whole detection, and is the error the caller sees.
     @Test func aFileThatCannotBeReadWritesNothing() async throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         try await store.write(
             .recordDetection(
                 ENDetectionRecord(
@@ -212,7 +212,7 @@ struct DetectionTests {
 
     @Test func theRateLimitIsCheckedInsideTheTransaction() async throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         for n in 0..<6 {
             try await store.write(
                 .recordDetection(
@@ -239,7 +239,7 @@ struct DetectionTests {
 
     @Test func aFailedDetectionCountsTowardTheRateLimitOnly() throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         try store.write(.recordDetection(ENDetectionRecord(date: referenceDate, kind: "v1", result: "ok")))
         try store.write(.recordFailedDetection(at: referenceDate.addingTimeInterval(60)))
         try store.write(.recordFailedDetection())
@@ -256,18 +256,18 @@ struct DetectionTests {
     }
 
     @Test func resultsAreSelectedByKindAndAWrongTypeIsABadFormat() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         try store.write(
             .recordDetection(
                 ENDetectionRecord(
-                    date: referenceDate, kind: "v1", result: [ENExposureRecord(date: referenceDate, duration: 300)])))
+                    date: referenceDate, kind: "v1", result: [SampleExposure(date: referenceDate, duration: 300)])))
         try store.write(
             .recordDetection(
                 ENDetectionRecord(
                     date: referenceDate, kind: "v2", result: SampleSummary(matchedKeyCount: 1, maximumScore: 9))))
         #expect(
-            try store.read(.detections(as: [ENExposureRecord].self, kind: "v1")).map(\.result) == [
-                [ENExposureRecord(date: referenceDate, duration: 300)]
+            try store.read(.detections(as: [SampleExposure].self, kind: "v1")).map(\.result) == [
+                [SampleExposure(date: referenceDate, duration: 300)]
             ])
         #expect(try store.read(.latestDetection(as: SampleSummary.self, kind: "v2"))?.result.maximumScore == 9)
         #expect(try store.read(.latestDetection(as: SampleSummary.self, kind: "v3")) == nil)
@@ -275,7 +275,7 @@ struct DetectionTests {
     }
 
     @Test func invalidInputWritesNothing() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let reads = Counter()
         // A hash that is not a SHA-256 is refused before any file is read.
         for badHash in [Data(), Data(count: 31), Data(count: 33)] {

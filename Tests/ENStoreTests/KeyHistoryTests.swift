@@ -17,7 +17,7 @@ struct KeyHistoryTests {
     }
 
     @Test func aNewDayKeyStartsAtTheDayBoundaryAndRunsTheWholeDay() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let key = try store.write(.currentKey(at: referenceDate) { keyCounter.make() })
         let interval = ENIntervalNumber(date: referenceDate)
         #expect(key.rollingStartNumber == interval.rollingStart)
@@ -30,7 +30,7 @@ struct KeyHistoryTests {
     }
 
     @Test func theKeyRollsAtEachMultipleOf144Intervals() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let first = try store.write(.currentKey(at: today.adding(143).date) { keyCounter.make() })
         let second = try store.write(.currentKey(at: today.adding(144).date) { keyCounter.make() })
@@ -41,7 +41,7 @@ struct KeyHistoryTests {
     }
 
     @Test func releasingKeysTheSameDayEndsTheCurrentKeyEarlyAndStartsTheNextAtOnce() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let first = try store.write(.currentKey(at: today.adding(10).date) { keyCounter.make() })
         let ended = try #require(try store.write(.endCurrentKey(at: today.adding(50).date) { keyCounter.make() }))
@@ -61,7 +61,7 @@ struct KeyHistoryTests {
     }
 
     @Test func aKeyReleasedInItsFirstIntervalKeepsOneIntervalAndItsSuccessorStartsAtTheNext() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let first = try store.write(.currentKey(at: today.adding(143).date) { keyCounter.make() })
         #expect(first.rollingStartNumber == today)
@@ -82,7 +82,7 @@ struct KeyHistoryTests {
     }
 
     @Test func aFailedSuccessorLeavesTheCurrentKeyUnshortened() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let first = try store.write(.currentKey(at: today.adding(10).date) { keyCounter.make() })
         expectCode(.badParameter) {
@@ -92,7 +92,7 @@ struct KeyHistoryTests {
     }
 
     @Test func aKeyGeneratorReturningTheWrongLengthIsRejected() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         expectCode(.badParameter) {
             _ = try store.write(.currentKey(at: referenceDate) { Data(count: 15) })
         }
@@ -100,7 +100,7 @@ struct KeyHistoryTests {
     }
 
     @Test func savedKeysReadBackAndInvalidKeysAreRejected() async throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let key = ENTemporaryExposureKey(keyData: Data(repeating: 7, count: 16), rollingStartNumber: 2_963_808)
         try await store.write(.saveOwnKey(key))
         #expect(try await store.read(.ownKeys) == [key])
@@ -110,7 +110,7 @@ struct KeyHistoryTests {
     }
 
     @Test func asyncCurrentKeyMatchesSync() async throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let counter = keyCounter
         let a = try await store.write(.currentKey(at: referenceDate) { counter.make() })
         let b = try await store.write(.currentKey(at: referenceDate) { counter.make() })

@@ -12,7 +12,7 @@ struct ManagerStateTests {
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
         let clock = TestClock(referenceDate)
-        let store = try ENStore(path: path, configuration: clock.configuration())
+        let store = try ENDeviceStore(path: path, configuration: clock.configuration())
         #expect(try store.read(.managerState) == ENManagerState())
         let authorization = ENPreAuthorization(authorizedAt: referenceDate)
         try store.write(.setExposureNotificationEnabled(true))
@@ -20,7 +20,7 @@ struct ManagerStateTests {
         try store.write(.setPreAuthorization(authorization))
         try store.close()
 
-        let reopened = try ENStore(path: path, configuration: clock.configuration())
+        let reopened = try ENDeviceStore(path: path, configuration: clock.configuration())
         let state = try reopened.read(.managerState)
         #expect(
             state
@@ -45,7 +45,7 @@ struct ManagerStateTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
-        let store = try ENStore(path: path)
+        let store = try ENDeviceStore(path: path)
         let apple: [(ENAuthorizationStatus, Int)] = [
             (.unknown, 0), (.restricted, 1), (.notAuthorized, 2), (.authorized, 3),
         ]
@@ -59,7 +59,7 @@ struct ManagerStateTests {
     }
 
     @Test func aReleaseBeforeTheAuthorizationIsRefusedAndWritesNothing() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let good = ENPreAuthorization(authorizedAt: referenceDate)
         try store.write(.setPreAuthorization(good))
         expectCode(.badParameter) {
@@ -74,11 +74,11 @@ struct ManagerStateTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
-        try ENStore(path: path).close()
+        try ENDeviceStore(path: path).close()
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in try db.execute(sql: "UPDATE manager_state SET authorization_status = 7") }
         try queue.close()
-        let store = try ENStore(path: path)
+        let store = try ENDeviceStore(path: path)
         expectCode(.badFormat) { _ = try store.read(.managerState) }
     }
 }

@@ -8,8 +8,7 @@ import Testing
 struct RetentionTests {
     @Test func everyKindExpiresAfter14DaysByTheInjectedClock() throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
-        let appStore = try ENAppStore()
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         for day in 0..<3 {
             try store.write(
@@ -27,8 +26,6 @@ struct RetentionTests {
                     date: referenceDate, kind: "v2", result: 1, processedKeyFileHashes: [Data([1])],
                     cachedKeyFiles: [ENCachedKeyFile(hash: Data(repeating: 1, count: 32), exportBinary: Data([1]))])))
         try store.write(.setExposureNotificationEnabled(true))
-        try appStore.write(.saveTestResult(ENTestResult(dateAdministered: referenceDate)))
-        try appStore.write(.recordDetection(at: referenceDate, newExposures: [ENExposureRecord(date: referenceDate)]))
 
         // 14 days later, nothing is old enough yet.
         clock.advance(by: 14 * 86_400 - 600)
@@ -55,16 +52,12 @@ struct RetentionTests {
         #expect(try store.read(.unprocessedKeyFileHashes([Data([1])])) == [Data([1])])
         // The manager state is not a record with an age.
         #expect(try store.read(.managerState).exposureNotificationEnabled)
-        // App data is the app's, in its own store, and never expires.
-        #expect(try appStore.read(.testResults).count == 1)
-        #expect(try appStore.read(.exposures).count == 1)
-        #expect(try appStore.read(.detectionState).lastDetectionDate == referenceDate)
     }
 
     /// A key file goes 14 days after it was first cached, even when a later detection brought it again.
     @Test func cachedKeyFilesGo14DaysAfterTheyWereFirstCached() async throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         func file(_ n: UInt8) -> ENCachedKeyFile {
             ENCachedKeyFile(hash: Data(repeating: n, count: 32), exportBinary: Data(repeating: n, count: 100))
         }
@@ -92,17 +85,17 @@ struct RetentionTests {
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
         let clock = TestClock(referenceDate)
-        try ENStore(path: path, configuration: clock.configuration()).write(
+        try ENDeviceStore(path: path, configuration: clock.configuration()).write(
             .addSightings([makeSighting(1, at: referenceDate)]))
         clock.advance(by: 15 * 86_400)
-        #expect(try ENStore(path: path, configuration: clock.configuration()).read(.recordCounts).sightings == 0)
+        #expect(try ENDeviceStore(path: path, configuration: clock.configuration()).read(.recordCounts).sightings == 0)
     }
 
     @Test func eraseAllDeletesEverythingAndTheStoreStaysUsable() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
-        let store = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(path: path, configuration: TestClock(referenceDate).configuration())
         let today = ENIntervalNumber(date: referenceDate).rollingStart
         let secret = Data(repeating: 0xC3, count: 16)
         let cachedFile = Data("EK Export v1    a cached key file".utf8)
@@ -133,14 +126,8 @@ struct RetentionTests {
         #expect(try !fileContains(path, cachedFile))
         #expect(try !fileContains(path + "-wal", cachedFile))
         // Still usable.
-        let reopened = try ENStore(path: path, configuration: TestClock(referenceDate).configuration())
+        let reopened = try ENDeviceStore(path: path, configuration: TestClock(referenceDate).configuration())
         try await reopened.write(.addSightings([makeSighting(1, at: referenceDate)]))
         #expect(try await reopened.read(.recordCounts).sightings == 1)
     }
-}
-
-/// Whether the file at `path` (absent counts as empty) contains `bytes`.
-func fileContains(_ path: String, _ bytes: Data) throws -> Bool {
-    guard FileManager.default.fileExists(atPath: path) else { return false }
-    return try Data(contentsOf: URL(fileURLWithPath: path)).range(of: bytes) != nil
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite("Sightings")
 struct SightingTests {
     @Test func sightingsRoundTripExactly() throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let sightings = (0..<50).map {
             makeSighting($0, at: referenceDate.addingTimeInterval(Double($0) * 37.123), rssi: Int8(-$0))
         }
@@ -17,7 +17,7 @@ struct SightingTests {
     }
 
     @Test func rangeSelectionIsExactToTheTimestamp() async throws {
-        let store = try ENStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let sightings = (0..<100).map { makeSighting($0, at: referenceDate.addingTimeInterval(Double($0) * 60)) }
         try await store.write(.addSightings(sightings))
         let start = referenceDate.addingTimeInterval(10 * 60)
@@ -28,7 +28,7 @@ struct SightingTests {
 
     @Test func retainedSightingsAreTheLast14Days() throws {
         let clock = TestClock(referenceDate)
-        let store = try ENStore(inMemoryWith: clock.configuration())
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
         let old = makeSighting(1, at: referenceDate.addingTimeInterval(-15 * 86_400))
         let recent = makeSighting(2, at: referenceDate.addingTimeInterval(-13 * 86_400))
         try store.write(.addSightings([old, recent]))
@@ -43,7 +43,7 @@ struct SightingTests {
             }
             func open(_ sealed: Data, authenticating associatedData: Data) throws(ENError) -> Data { sealed }
         }
-        let store = try ENStore(inMemoryWith: ENStoreConfiguration(cipher: FailingCipher()))
+        let store = try ENDeviceStore(inMemoryWith: ENStoreConfiguration(cipher: FailingCipher()))
         var sightings = (0..<10).map { makeSighting($0, at: referenceDate) }
         // The last byte of the payload is the timestamp's top byte; choose a timestamp that makes it 0xFF.
         sightings.append(makeSighting(99, at: Date(timeIntervalSinceReferenceDate: -Double.greatestFiniteMagnitude)))

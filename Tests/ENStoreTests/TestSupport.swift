@@ -3,6 +3,7 @@ import ENCrypto
 import ENStore
 import ENTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// A clock the test moves by hand.
@@ -38,21 +39,46 @@ func makeSighting(_ n: Int, at date: Date, rssi: Int8 = -60) -> ENSighting {
         timestamp: date, rssi: rssi, calibrationConfidence: n % 2 == 0 ? .high : .medium)
 }
 
-func makeKey(_ n: Int, start: ENIntervalNumber, report: ENDiagnosisReportType = .confirmedTest)
-    -> ENTemporaryExposureKey
-{
-    var keyData = Data(repeating: 0x5A, count: 16)
-    withUnsafeBytes(of: UInt64(n).littleEndian) { keyData.replaceSubrange(0..<8, with: $0) }
-    return ENTemporaryExposureKey(
-        keyData: keyData, rollingStartNumber: start, transmissionRiskLevel: UInt8(n % 8), diagnosisReportType: report,
-        daysSinceOnsetOfSymptoms: n % 3 == 0 ? ENDaysSinceOnsetOfSymptomsUnknown : n % 14 - 7)
+/// Writes a valid SQLite database with what `sql` creates (not a store unless `sql` makes one) and returns its path.
+func makeDatabaseFile(_ name: String, in directory: TemporaryDirectory, _ sql: String) throws -> String {
+    let path = directory.path(name)
+    let queue = try DatabaseQueue(path: path)
+    try queue.write { db in try db.execute(sql: sql) }
+    try queue.close()
+    return path
 }
 
-/// Copies a fixture to `directory` and returns the copy's path.
-func copyFixture(_ name: String, to directory: TemporaryDirectory) throws -> String {
+/// The table `nextMigration` creates.
+let nextMigrationTable = "next_feature"
+
+/// A migration a later build could add after this build's: a column in an existing table and a new table.
+let nextMigration: (identifier: String, migrate: @Sendable (Database) throws -> Void) = (
+    "v2-next",
+    { db in
+        try db.execute(
+            sql: """
+                ALTER TABLE manager_state ADD COLUMN next_setting INTEGER;
+                CREATE TABLE \(nextMigrationTable) (id INTEGER PRIMARY KEY, value BLOB NOT NULL);
+                """)
+    }
+)
+
+/// A later build's migrations: this build's, then `nextMigration`.
+let laterMigrations = FrameworkSchema.migrations + [nextMigration]
+
+/// Writes a store as a later build would (its schema records `nextMigration`) and returns its path.
+func makeLaterStore(_ name: String, in directory: TemporaryDirectory) throws -> String {
     let path = directory.path(name)
-    try FileManager.default.copyItem(at: try Fixtures.url("store/\(name)"), to: URL(fileURLWithPath: path))
+    try ENDeviceStore(
+        path: path, configuration: TestClock(referenceDate).configuration(), migrations: laterMigrations
+    ).close()
     return path
+}
+
+/// A V1-like detection result for tests: an exposure an app keeps.
+struct SampleExposure: Codable, Hashable, Sendable {
+    var date: Date
+    var duration: TimeInterval
 }
 
 /// A V2-like detection result for tests.

@@ -91,7 +91,7 @@ struct DemoCommandTests {
         guard let files = FileManager.default.enumerator(atPath: root.path) else { return }
         for case let path as String in files
         where path.hasSuffix("ExposureNotificationFramework.sqlite") && !path.contains(".partial/") {
-            let store = try ENStore(
+            let store = try ENDeviceStore(
                 path: root.appendingPathComponent(path).path,
                 configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
             try store.checkIntegrity()

@@ -1,5 +1,6 @@
 import ENSimulator
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 import Testing
 

@@ -133,7 +133,7 @@ struct DetectionScenario {
     func recordCounts() throws -> ENStoreRecordCounts {
         // On the test's clock: opening a store deletes what is older than 14 days by its clock.
         let clock = me.clock
-        let store = try ENStore(
+        let store = try ENDeviceStore(
             path: directory.url.appendingPathComponent("ExposureNotificationFramework.sqlite").path,
             configuration: ENStoreConfiguration(now: { clock.now }))
         return try store.read(.recordCounts)

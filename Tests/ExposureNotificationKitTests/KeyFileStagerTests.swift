@@ -32,7 +32,7 @@ struct KeyFileStagerTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
-        let store = try ENStore(path: path)
+        let store = try ENDeviceStore(path: path)
         let stager = KeyFileStager(store: store)
         let files = (0..<20).map { file("export.bin \($0)") }
         for file in files { stager.stage(file) }
@@ -58,7 +58,7 @@ struct KeyFileStagerTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("store.sqlite")
-        let store = try ENStore(path: path)
+        let store = try ENDeviceStore(path: path)
         let stager = KeyFileStager(store: store)
         for index in 0..<50 { stager.stage(file("export.bin \(index)")) }
         stager.finish(discardingQueued: true)

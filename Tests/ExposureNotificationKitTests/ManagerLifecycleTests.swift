@@ -1,6 +1,7 @@
 import ENCore
 import ENSimulator
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 import Testing
 

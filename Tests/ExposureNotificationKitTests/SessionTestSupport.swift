@@ -81,9 +81,8 @@ enum Encounter {
 
     /// A key valid for the test day.
     static func key(transmissionRiskLevel: ENRiskLevel = 0, day: Int = 0) throws -> ENTemporaryExposureKey {
-        var key = try ENTemporaryExposureKey.generate(rollingStartNumber: ENIntervalNumber(Int(dayStart) + 144 * day))
-        key.transmissionRiskLevel = transmissionRiskLevel
-        return key
+        TestKeys.fresh(
+            start: ENIntervalNumber(Int(dayStart) + 144 * day), transmissionRiskLevel: transmissionRiskLevel)
     }
 
     /// One sighting a minute for `minutes` minutes from `start` (30 s into each minute): the identifier the key

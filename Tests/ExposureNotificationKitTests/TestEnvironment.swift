@@ -1,6 +1,7 @@
 import ENCore
 import ENSimulator
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 
 /// The tests' clock: the simulator's (`set(_:)` moves it anywhere, `advance(to:)` only forward).

@@ -2,9 +2,9 @@ import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import ENSimulator
-import ENStore
 import ENTestSupport
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 import Synchronization
 import Testing
@@ -45,8 +45,8 @@ import Testing
             trustedKeys: [
                 ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: try signingKey.publicKey)
             ], region: "310", scheduler: scheduler)
-        let appStore = try ENAppStore()
-        SampleAppBackend.appStore = appStore
+        let database = try SampleAppDatabase()
+        SampleAppBackend.database = database
         SampleAppBackend.keyServer = keyServer
         SampleAppBackend.downloads = directory.url.appendingPathComponent("downloads")
         try FileManager.default.createDirectory(at: SampleAppBackend.downloads, withIntermediateDirectories: true)
@@ -62,12 +62,12 @@ import Testing
         #expect(consent.prompts.withLock { $0 } == ["authorize"])
         LocalStore.shared.isOnboarded = true
         #expect(LocalStore.shared.isOnboarded)
-        #expect(try await appStore.read(.isOnboarded))  // LocalStore's fields live in the ENAppStore
+        #expect(try database.state().isOnboarded)  // LocalStore's fields live in the app's database
 
         // Sharing: a positive test result; getAndPostDiagnosisKeys sends what ENManager releases to the server.
         let testResult = TestResult(id: UUID(), isAdded: true, dateAdministered: Self.start, isShared: false)
         LocalStore.shared.testResults[testResult.id] = testResult
-        #expect(try await appStore.read(.testResults).map(\.id) == [testResult.id])
+        #expect(try database.testResults().map(\.id) == [testResult.id])
         // The phone broadcasts all along: the radio asks for each interval's advertisement.
         func move(to date: Date) throws {
             clock.set(date)
@@ -137,14 +137,14 @@ import Testing
         #expect(success, "\(LocalStore.shared.exposureDetectionErrorLocalizedDescription ?? "")")
         #expect(LocalStore.shared.nextDiagnosisKeyFileIndex == published.count)
         #expect(LocalStore.shared.dateLastPerformedExposureDetection != nil)
-        #expect(try await appStore.read(.detectionState).nextKeyFileIndex == published.count)
+        #expect(try database.state().nextDiagnosisKeyFileIndex == published.count)
         let utc = TimeZone(identifier: "UTC")!
         let encounterDay = Calendar(identifier: .gregorian).dateComponents(in: utc, from: encounter).day
         let exposureDays = LocalStore.shared.exposures.map {
             Calendar(identifier: .gregorian).dateComponents(in: utc, from: $0.date).day
         }
         #expect(exposureDays == [encounterDay])
-        #expect(try await appStore.read(.exposures).map(\.date) == LocalStore.shared.exposures.map(\.date))
+        #expect(try database.exposures().map(\.date) == LocalStore.shared.exposures.map(\.date))
 
         // A second detection without new files: the sample passes no URLs; the framework answers for the cached
         // keys again (ENManager's rule for an empty list) and the sample appends what it gets; the index stays.

@@ -4,7 +4,7 @@ internal import GRDB
 
 /// Exposure detection in the framework: results (the exposure checks), processed key files, cached key files
 /// and the rate-limit ledger, which advance together.
-extension ENStoreUpdate where Store == ENStore {
+extension ENStoreUpdate where Store == ENDeviceStore {
     /// Records a successful detection in one transaction: the result, the processed key files, the cached
     /// key files and a rate-limit ledger entry. Either all of it is stored or none of it.
     ///
@@ -18,7 +18,9 @@ extension ENStoreUpdate where Store == ENStore {
     ///   `ENError.Code.badParameter` when a processed key file's hash is empty, a cached key file's hash is
     ///   not 32 bytes or its `export.bin` is empty, or the result does not encode; whatever a cached key file's
     ///   `exportBinary` throws. Nothing is written in any of these cases.
-    public static func recordDetection<Result>(_ record: ENDetectionRecord<Result>) -> ENStoreUpdate<ENStore, Int64> {
+    public static func recordDetection<Result>(_ record: ENDetectionRecord<Result>) -> ENStoreUpdate<
+        ENDeviceStore, Int64
+    > {
         .init { store, db in
             let result = try DetectionTables.encode(record.result)
             try DetectionTables.validate(record)
@@ -33,7 +35,7 @@ extension ENStoreUpdate where Store == ENStore {
     ///
     /// Staged contents are not part of the store's data until a recorded detection caches the same hash: no
     /// query sees them, ``ENStoreQuery/recordCounts`` does not count them, and ``discardStagedKeyFiles``, every
-    /// open of the store, the retention sweep (``deleteExpiredRecords(now:)``) and ``eraseAll-6npug`` delete them. Staging
+    /// open of the store, the retention sweep (``deleteExpiredRecords(now:)``) and ``eraseAll`` delete them. Staging
     /// is therefore only ever an optimisation: `recordDetection(_:)` writes any `export.bin` that is not
     /// (or no longer) staged itself.
     ///
@@ -42,7 +44,7 @@ extension ENStoreUpdate where Store == ENStore {
     /// - Returns: how many files were written.
     /// - Throws: `ENError.Code.badParameter` when a file's hash is not 32 bytes or its `export.bin` is empty;
     ///   whatever a file's `exportBinary` throws. Nothing is written in these cases.
-    public static func stageCachedKeyFiles(_ files: [ENCachedKeyFile]) -> ENStoreUpdate<ENStore, Int> {
+    public static func stageCachedKeyFiles(_ files: [ENCachedKeyFile]) -> ENStoreUpdate<ENDeviceStore, Int> {
         .init { store, db in
             try DetectionTables.validateHashes(files)
             let indexed = files.enumerated().map { (index: $0.offset, file: $0.element) }
@@ -54,7 +56,7 @@ extension ENStoreUpdate where Store == ENStore {
     /// ``stageCachedKeyFiles(_:)``): what a cancelled or failed detection leaves behind.
     ///
     /// - Returns: how many were deleted.
-    public static var discardStagedKeyFiles: ENStoreUpdate<ENStore, Int> {
+    public static var discardStagedKeyFiles: ENStoreUpdate<ENDeviceStore, Int> {
         .init { store, db in try store.keyFileContents.deleteUnreferenced(db) }
     }
 
@@ -62,8 +64,8 @@ extension ENStoreUpdate where Store == ENStore {
     /// (the configured clock's `now` by default); nothing else changes.
     ///
     /// Whether a failure counts is the caller's decision (Apple does not document it); why it failed is the
-    /// app's to keep, see `ENStoreUpdate.recordDetectionFailure(_:)` for an ``ENAppStore``.
-    public static func recordFailedDetection(at date: Date? = nil) -> ENStoreUpdate<ENStore, Void> {
+    /// app's to keep, in its own data.
+    public static func recordFailedDetection(at date: Date? = nil) -> ENStoreUpdate<ENDeviceStore, Void> {
         .init { store, db in
             try db.execute(
                 sql: "INSERT INTO detection_ledger (date) VALUES (?)",
@@ -72,9 +74,9 @@ extension ENStoreUpdate where Store == ENStore {
     }
 }
 
-extension ENStoreQuery where Store == ENStore {
+extension ENStoreQuery where Store == ENDeviceStore {
     /// The hashes among `hashes` of key files that no recorded detection has processed, in the given order.
-    public static func unprocessedKeyFileHashes(_ hashes: [Data]) -> ENStoreQuery<ENStore, [Data]> {
+    public static func unprocessedKeyFileHashes(_ hashes: [Data]) -> ENStoreQuery<ENDeviceStore, [Data]> {
         .init { _, db in
             let statement = try db.cachedStatement(sql: "SELECT 1 FROM processed_key_files WHERE hash = ?")
             return try hashes.filter { hash in try Int.fetchOne(statement, arguments: [hash]) == nil }
@@ -83,7 +85,7 @@ extension ENStoreQuery where Store == ENStore {
 
     /// The hashes of the cached key files, in caching order (oldest first): read each file with
     /// ``cachedKeyFile(_:)``, one at a time.
-    public static var cachedKeyFileHashes: ENStoreQuery<ENStore, [Data]> {
+    public static var cachedKeyFileHashes: ENStoreQuery<ENDeviceStore, [Data]> {
         .init { _, db in try Data.fetchAll(db, sql: "SELECT hash FROM cached_key_files ORDER BY id") }
     }
 
@@ -91,8 +93,8 @@ extension ENStoreQuery where Store == ENStore {
     ///
     /// With a cipher, reading throws the cipher's error when the stored file does not open (altered, or moved
     /// from another file's row). Reading throws `ENError.Code.dataInaccessible` when the file is cached but its
-    /// `export.bin` is gone or cannot be read (see ``ENStore/cachedKeyFilesDirectory``).
-    public static func cachedKeyFile(_ hash: Data) -> ENStoreQuery<ENStore, Data?> {
+    /// `export.bin` is gone or cannot be read (see ``ENDeviceStore/cachedKeyFilesDirectory``).
+    public static func cachedKeyFile(_ hash: Data) -> ENStoreQuery<ENDeviceStore, Data?> {
         .init { store, db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM cached_key_files WHERE hash = ?", arguments: [hash]) != nil
             else { return nil }
@@ -107,7 +109,7 @@ extension ENStoreQuery where Store == ENStore {
     }
 
     /// The dates of the rate-limit ledger entries at or after `date`, oldest first.
-    public static func rateLimitLedger(since date: Date) -> ENStoreQuery<ENStore, [Date]> {
+    public static func rateLimitLedger(since date: Date) -> ENStoreQuery<ENDeviceStore, [Date]> {
         .init { _, db in
             try Double.fetchAll(
                 db, sql: "SELECT date FROM detection_ledger WHERE date >= ? ORDER BY date, id",
@@ -121,7 +123,7 @@ extension ENStoreQuery where Store == ENStore {
     /// Reading throws `ENError.Code.badFormat` when a stored result does not decode as `Result`.
     public static func detections<Result>(
         as type: Result.Type, kind: String? = nil
-    ) -> ENStoreQuery<ENStore, [ENStoredDetection<Result>]> {
+    ) -> ENStoreQuery<ENDeviceStore, [ENStoredDetection<Result>]> {
         .init { _, db in
             try DetectionTables.fetch(db, kind, latestOnly: false).map { (row) throws(ENError) in
                 try DetectionTables.decode(row, as: type)
@@ -132,7 +134,7 @@ extension ENStoreQuery where Store == ENStore {
     /// The most recent stored detection of `kind` (of any kind when `nil`), or `nil` when there is none.
     public static func latestDetection<Result>(
         as type: Result.Type, kind: String? = nil
-    ) -> ENStoreQuery<ENStore, ENStoredDetection<Result>?> {
+    ) -> ENStoreQuery<ENDeviceStore, ENStoredDetection<Result>?> {
         .init { _, db in
             try DetectionTables.fetch(db, kind, latestOnly: true).first.map { (row) throws(ENError) in
                 try DetectionTables.decode(row, as: type)

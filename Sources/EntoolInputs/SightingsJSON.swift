@@ -14,14 +14,6 @@ package struct SightingsJSON: Decodable {
 
     var sightings: [Sighting]
 
-    /// Reads and checks the sightings file at `path`.
-    ///
-    /// - Throws: `badFormat` for JSON of another shape, `badParameter` for a wrong value; the context names
-    ///   the file and the field (`sightings.json: sightings[3].rssi`).
-    static func read(_ path: String) throws -> [ENSighting] {
-        try sightings(from: readInputFile(path, what: "sightings"), file: URL(fileURLWithPath: path).lastPathComponent)
-    }
-
     /// Checks and converts a sightings document; `file` names it in errors.
     package static func sightings(from data: Data, file: String) throws(ENError) -> [ENSighting] {
         let decoded = try ScoreInput.decode(Self.self, from: data, file: file)

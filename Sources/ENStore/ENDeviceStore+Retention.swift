@@ -3,7 +3,7 @@ public import Foundation
 internal import GRDB
 
 /// Retention: automatic expiry by age, counting, and erasing everything.
-extension ENStoreUpdate where Store == ENStore {
+extension ENStoreUpdate where Store == ENDeviceStore {
     /// Deletes, in one transaction, every record older than the retention period (14 days by default)
     /// before `now` (the configured clock's by default), and returns how many of each kind went.
     ///
@@ -11,19 +11,19 @@ extension ENStoreUpdate where Store == ENStore {
     /// cached key files when cached before it (a file cached again later keeps its first date), with their
     /// `export.bin` and any a detection staged without recording it; processed key
     /// files, ledger entries and detection results when recorded before it. The manager state does not expire.
-    public static func deleteExpiredRecords(now: Date? = nil) -> ENStoreUpdate<ENStore, ENStoreRecordCounts> {
+    public static func deleteExpiredRecords(now: Date? = nil) -> ENStoreUpdate<ENDeviceStore, ENStoreRecordCounts> {
         .init { store, db in
-            try ENStore.deleteExpiredRecords(db, store.configuration, now: now, contents: store.keyFileContents)
+            try ENDeviceStore.deleteExpiredRecords(db, store.configuration, now: now, contents: store.keyFileContents)
         }
     }
 
     /// Deletes everything the store holds, in one transaction (Apple's "Delete Exposure Log", plus the own
-    /// keys, the manager state and any legacy tables of an older schema), then truncates the write-ahead log so
-    /// no erased page stays in it. The cached key files' `export.bin` files (``ENStore/cachedKeyFilesDirectory``)
+    /// keys and the manager state), then truncates the write-ahead log so
+    /// no erased page stays in it. The cached key files' `export.bin` files (``ENDeviceStore/cachedKeyFilesDirectory``)
     /// are deleted once the transaction has committed.
     ///
     /// The schema and the encryption setting stay; the store remains usable.
-    public static var eraseAll: ENStoreUpdate<ENStore, Void> {
+    public static var eraseAll: ENStoreUpdate<ENDeviceStore, Void> {
         .init(truncatesLog: true) { store, db in
             let cached = try Data.fetchAll(db, sql: "SELECT hash FROM cached_key_files")
             for table in [
@@ -35,15 +35,14 @@ extension ENStoreUpdate where Store == ENStore {
             try db.execute(sql: "DELETE FROM sqlite_sequence")
             try db.execute(sql: "DELETE FROM manager_state")
             try db.execute(sql: "INSERT INTO manager_state (id) VALUES (1)")
-            _ = try LegacyTables.drop(db)
             try store.keyFileContents.deleteUnreferenced(db, released: cached)
         }
     }
 }
 
-extension ENStoreQuery where Store == ENStore {
+extension ENStoreQuery where Store == ENDeviceStore {
     /// How many records of each kind the store holds, counted in one snapshot.
-    public static var recordCounts: ENStoreQuery<ENStore, ENStoreRecordCounts> {
+    public static var recordCounts: ENStoreQuery<ENDeviceStore, ENStoreRecordCounts> {
         .init { _, db in
             let row = try Row.fetchOne(
                 db,
@@ -64,7 +63,7 @@ extension ENStoreQuery where Store == ENStore {
     }
 }
 
-extension ENStore {
+extension ENDeviceStore {
     /// The deletions of `ENStoreUpdate.deleteExpiredRecords(now:)`, on an open transaction: also run by the open
     /// itself, in the same transaction as the rest of its preparation.
     static func deleteExpiredRecords(

@@ -3,12 +3,12 @@ public import Foundation
 internal import GRDB
 
 /// Sightings: what the radio heard, kept for the retention period and loaded by the matcher.
-extension ENStoreUpdate where Store == ENStore {
+extension ENStoreUpdate where Store == ENDeviceStore {
     /// Adds sightings in one transaction (all of them or none).
     ///
     /// Each sighting is kept as one row indexed by its interval; with a cipher the row's identifier,
     /// metadata, RSSI and exact time are sealed and only the 10-minute interval stays in the clear.
-    public static func addSightings(_ sightings: [ENSighting]) -> ENStoreUpdate<ENStore, Void> {
+    public static func addSightings(_ sightings: [ENSighting]) -> ENStoreUpdate<ENDeviceStore, Void> {
         .init { store, db in
             let cipher = store.configuration.cipher
             let statement = try db.cachedStatement(sql: "INSERT INTO sightings (interval, payload) VALUES (?, ?)")
@@ -24,17 +24,17 @@ extension ENStoreUpdate where Store == ENStore {
     }
 }
 
-extension ENStoreQuery where Store == ENStore {
+extension ENStoreQuery where Store == ENDeviceStore {
     /// The sightings received in `start ..< end` (to the present when `end` is `nil`), in arrival order:
     /// the matcher's input.
     ///
     /// The range is selected by interval through the index, then trimmed to the exact timestamps.
-    public static func sightings(from start: Date, to end: Date? = nil) -> ENStoreQuery<ENStore, [ENSighting]> {
+    public static func sightings(from start: Date, to end: Date? = nil) -> ENStoreQuery<ENDeviceStore, [ENSighting]> {
         .init { store, db in try fetchSightings(db, start, end, store.configuration.cipher) }
     }
 
     /// The sightings of the retention period (the last 14 days by default) before the configured clock's `now`.
-    public static var retainedSightings: ENStoreQuery<ENStore, [ENSighting]> {
+    public static var retainedSightings: ENStoreQuery<ENDeviceStore, [ENSighting]> {
         .init { store, db in
             let configuration = store.configuration
             let start = configuration.now().addingTimeInterval(-configuration.retentionPeriod)

@@ -1,27 +1,27 @@
-import ENCore
-import ENRiskV2
+package import ENCore
+package import ENRiskV2
 import Foundation
 
 /// The JSON shape of one exposure window in `entool score v2` input and `entool detect` output (DESIGN's
 /// WINDOW): Apple's property names, enums as Apple's raw numbers, the date as UTC `YYYY-MM-DD`.
 ///
 /// `variantOfConcernType` may be absent from input (unknown); output always has it.
-struct ExposureWindowJSON: Codable {
+package struct ExposureWindowJSON: Codable {
     /// One scan instance of a window.
-    struct Scan: Codable {
-        var minimumAttenuation: Int
-        var typicalAttenuation: Int
-        var secondsSinceLastScan: Int
+    package struct Scan: Codable {
+        package var minimumAttenuation: Int
+        package var typicalAttenuation: Int
+        package var secondsSinceLastScan: Int
     }
 
-    var date: String
-    var diagnosisReportType: Int
-    var infectiousness: Int
-    var calibrationConfidence: Int
-    var variantOfConcernType: Int?
-    var scanInstances: [Scan]
+    package var date: String
+    package var diagnosisReportType: Int
+    package var infectiousness: Int
+    package var calibrationConfidence: Int
+    package var variantOfConcernType: Int?
+    package var scanInstances: [Scan]
 
-    init(_ window: ENExposureWindow) {
+    package init(_ window: ENExposureWindow) {
         date = ScoreInput.formatDay(window.date)
         diagnosisReportType = Int(window.diagnosisReportType.rawValue)
         infectiousness = Int(window.infectiousness.rawValue)
@@ -35,7 +35,7 @@ struct ExposureWindowJSON: Codable {
     }
 
     /// The window this JSON describes; `path` names it in errors (for example `windows[3]`).
-    func window(where path: String) throws(ENError) -> ENExposureWindow {
+    package func window(where path: String) throws(ENError) -> ENExposureWindow {
         guard let reportType = UInt32(exactly: diagnosisReportType).flatMap(ENDiagnosisReportType.init) else {
             throw ENError.badParameter("\(path).diagnosisReportType must be 0...5, got \(diagnosisReportType)")
         }

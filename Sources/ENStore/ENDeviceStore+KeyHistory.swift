@@ -3,14 +3,14 @@ public import Foundation
 internal import GRDB
 
 /// The device's own temporary exposure keys: one current key per UTC day, kept for the retention period.
-extension ENStoreQuery where Store == ENStore {
+extension ENStoreQuery where Store == ENDeviceStore {
     /// Every stored own key, oldest first (the current key included).
-    public static var ownKeys: ENStoreQuery<ENStore, [ENTemporaryExposureKey]> {
+    public static var ownKeys: ENStoreQuery<ENDeviceStore, [ENTemporaryExposureKey]> {
         .init { store, db in try OwnKeyTable.all(db, store.configuration.cipher) }
     }
 }
 
-extension ENStoreUpdate where Store == ENStore {
+extension ENStoreUpdate where Store == ENDeviceStore {
     /// The key to broadcast at `date`, creating it (with `makeKeyData`) when no stored key covers `date`.
     ///
     /// A new day's key starts at the day's first interval (a multiple of 144) and runs to its end. After
@@ -22,7 +22,7 @@ extension ENStoreUpdate where Store == ENStore {
     /// - Throws: `ENError.Code.badParameter` when `makeKeyData` does not return 16 bytes (nothing is written).
     public static func currentKey(
         at date: Date? = nil, makeKeyData: @escaping @Sendable () -> Data
-    ) -> ENStoreUpdate<ENStore, ENTemporaryExposureKey> {
+    ) -> ENStoreUpdate<ENDeviceStore, ENTemporaryExposureKey> {
         .init { store, db in
             let now = store.configuration.now()
             let interval = ENIntervalNumber(date: date ?? now)
@@ -49,7 +49,7 @@ extension ENStoreUpdate where Store == ENStore {
     /// - Throws: `ENError.Code.badParameter` when `makeKeyData` does not return 16 bytes (nothing is written).
     public static func endCurrentKey(
         at date: Date? = nil, makeKeyData: @escaping @Sendable () -> Data
-    ) -> ENStoreUpdate<ENStore, ENTemporaryExposureKey?> {
+    ) -> ENStoreUpdate<ENDeviceStore, ENTemporaryExposureKey?> {
         .init { store, db in
             let now = store.configuration.now()
             let interval = ENIntervalNumber(date: date ?? now)
@@ -68,7 +68,7 @@ extension ENStoreUpdate where Store == ENStore {
     ///
     /// Only the key data, rolling start and rolling period are kept.
     /// - Throws: `ENError.Code.badParameter` when the key does not validate.
-    public static func saveOwnKey(_ key: ENTemporaryExposureKey) -> ENStoreUpdate<ENStore, Void> {
+    public static func saveOwnKey(_ key: ENTemporaryExposureKey) -> ENStoreUpdate<ENDeviceStore, Void> {
         .init { store, db in
             try key.validate()
             try OwnKeyTable.insert(db, key, store.configuration.now(), store.configuration.cipher)

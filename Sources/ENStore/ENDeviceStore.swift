@@ -1,13 +1,13 @@
 public import ENCore
 internal import Foundation
-internal import GRDB
+package import GRDB
 
 /// The device's Exposure Notification state, as the operating system keeps it for the framework: its own key
 /// history, the sightings, the exposure checks (detection results, processed key files, cached key files,
 /// the rate-limit ledger) and what an `ENManager` keeps across restarts (enabled flag, authorization status,
 /// pre-authorization of key release).
 ///
-/// The app's own data lives in an ``ENAppStore`` (another file and schema), a key server's in `ENKeyServer`'s
+/// The app's own data is the app's to keep (in storage of its own), a key server's lives in `ENKeyServer`'s
 /// `ENKeyServerStore`; nothing this store does writes them.
 ///
 /// A store is one SQLite database, reached through GRDB: a file in write-ahead-log mode (readers never
@@ -17,7 +17,7 @@ internal import GRDB
 /// every write is one transaction.
 ///
 /// ```swift
-/// let store = try ENStore(path: "/var/lib/app/exposure.sqlite")
+/// let store = try ENDeviceStore(path: "/var/lib/app/exposure.sqlite")
 /// try store.write(.addSightings(sightings))
 /// let recent = try await store.read(.sightings(from: .now.addingTimeInterval(-14 * 86_400)))
 /// ```
@@ -25,7 +25,7 @@ internal import GRDB
 /// Errors are `ENError`s: a file that is not a database is `ENError.Code.badFormat`, a file written by
 /// a newer schema is `ENError.Code.unsupported`, a wrong cipher key is `ENError.Code.dataInaccessible`;
 /// none of these modifies the file.
-public final class ENStore: ENPersistentStore {
+public final class ENDeviceStore: ENPersistentStore {
     /// The configuration the store was opened with.
     public let configuration: ENStoreConfiguration
     /// The store's database.
@@ -35,19 +35,32 @@ public final class ENStore: ENPersistentStore {
     ///
     /// An existing file is checked read-only before anything is written to it, so a file that is not a
     /// store, one written by a newer version of this package, or one the configured cipher does not match, is
-    /// left exactly as it was. A file of an older schema is migrated (see <doc:Migration>).
+    /// left exactly as it was. A file of an older schema is migrated.
     ///
     /// - Throws: `ENError.Code.badFormat` when the file is not an SQLite database or not a store;
     ///   `ENError.Code.unsupported` when a newer schema wrote it; `ENError.Code.dataInaccessible` when it
     ///   cannot be opened, or is encrypted and `configuration.cipher` is missing or holds the wrong key;
     ///   `ENError.Code.badParameter` when a cipher is given for a store created unencrypted.
-    public init(path: String, configuration: ENStoreConfiguration = ENStoreConfiguration()) throws(ENError) {
+    public convenience init(path: String, configuration: ENStoreConfiguration = ENStoreConfiguration()) throws(ENError)
+    {
+        try self.init(path: path, configuration: configuration, migrations: FrameworkSchema.migrations)
+    }
+
+    /// Opens the store in the file at `path` with `migrations` instead of this build's (which they usually
+    /// extend), as a later build would: for the tests of the migration mechanism.
+    package init(
+        path: String, configuration: ENStoreConfiguration = ENStoreConfiguration(),
+        migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)]
+    ) throws(ENError) {
         let (cipher, now) = (configuration.cipher, configuration.now())
+        let schema = StoreSchema(
+            kind: FrameworkSchema.schema.kind, signatureTable: FrameworkSchema.schema.signatureTable,
+            migrations: migrations)
         database = try ENStoreDatabase(
-            path: path, schema: FrameworkSchema.schema,
-            validate: { db in try ENStore.checkEncryption(db, cipher: cipher, path: path) },
+            path: path, schema: schema,
+            validate: { db in try ENDeviceStore.checkEncryption(db, cipher: cipher, path: path) },
             prepare: { db in
-                try ENStore.prepare(
+                try ENDeviceStore.prepare(
                     db, configuration, cipher: cipher, now: now, path: path,
                     contents: KeyFileContents(storePath: path))
             })
@@ -60,7 +73,7 @@ public final class ENStore: ENPersistentStore {
         database = try ENStoreDatabase(
             inMemory: FrameworkSchema.schema,
             prepare: { db in
-                try ENStore.prepare(
+                try ENDeviceStore.prepare(
                     db, configuration, cipher: cipher, now: now, path: ":memory:",
                     contents: KeyFileContents(storePath: nil))
             })

@@ -1,10 +1,11 @@
 public import ENCore
+public import ExposureNotificationKit
 
 /// A radio that hands over sightings recorded elsewhere: all of them, in order, when scanning first starts, and
 /// nothing after. It is always on and broadcasts nothing.
 ///
 /// This is how a capture is replayed through the framework, with the sightings reaching the store the way a
-/// real radio delivers them: `entool detect` feeds a sightings file to an ``ENManager`` this way, and the
+/// real radio delivers them: `entool detect` feeds a sightings file to an `ENManager` this way, and the
 /// benchmarks fill a device's store with it.
 ///
 /// ```swift

@@ -1,3 +1,4 @@
+internal import ENCore
 public import ExposureNotificationKit
 public import Foundation
 
@@ -5,7 +6,7 @@ public import Foundation
 /// launcher of a simulated phone, where the simulation (or a test) decides when the phone gives the app its
 /// background time, as iOS does.
 ///
-/// ``ENSimulation`` gives each device one: at the scenario's detection minute it fires every device's
+/// `ENSimulator`'s `ENSimulation` gives each device one: at the scenario's detection minute it fires every device's
 /// scheduler, the device's `ENManager` calls the app's `activityHandler` with `.periodicRun`, and the app's
 /// handler downloads the new key files and detects.
 public final class ENManualScheduler: ENScheduler {

@@ -3,11 +3,11 @@ internal import Foundation
 internal import GRDB
 
 /// What an `ENManager` keeps across restarts: one row, `manager_state`.
-extension ENStoreQuery where Store == ENStore {
+extension ENStoreQuery where Store == ENDeviceStore {
     /// The manager state.
     ///
     /// Reading throws `ENError.Code.badFormat` when the stored authorization status is not one of Apple's.
-    public static var managerState: ENStoreQuery<ENStore, ENManagerState> {
+    public static var managerState: ENStoreQuery<ENDeviceStore, ENManagerState> {
         .init { _, db in
             guard
                 let row = try Row.fetchOne(
@@ -32,9 +32,9 @@ extension ENStoreQuery where Store == ENStore {
     }
 }
 
-extension ENStoreUpdate where Store == ENStore {
+extension ENStoreUpdate where Store == ENDeviceStore {
     /// Sets whether Exposure Notification is enabled.
-    public static func setExposureNotificationEnabled(_ enabled: Bool) -> ENStoreUpdate<ENStore, Void> {
+    public static func setExposureNotificationEnabled(_ enabled: Bool) -> ENStoreUpdate<ENDeviceStore, Void> {
         .init { _, db in
             try db.execute(
                 sql: "UPDATE manager_state SET exposure_notification_enabled = ? WHERE id = 1", arguments: [enabled])
@@ -42,7 +42,7 @@ extension ENStoreUpdate where Store == ENStore {
     }
 
     /// Sets the app's authorization status.
-    public static func setAuthorizationStatus(_ status: ENAuthorizationStatus) -> ENStoreUpdate<ENStore, Void> {
+    public static func setAuthorizationStatus(_ status: ENAuthorizationStatus) -> ENStoreUpdate<ENDeviceStore, Void> {
         .init { _, db in
             try db.execute(
                 sql: "UPDATE manager_state SET authorization_status = ? WHERE id = 1", arguments: [status.rawValue])
@@ -52,7 +52,9 @@ extension ENStoreUpdate where Store == ENStore {
     /// Sets the pre-authorization of diagnosis-key release (`nil` removes it).
     ///
     /// - Throws: `ENError.Code.badParameter` when the release date is before the authorization date.
-    public static func setPreAuthorization(_ preAuthorization: ENPreAuthorization?) -> ENStoreUpdate<ENStore, Void> {
+    public static func setPreAuthorization(_ preAuthorization: ENPreAuthorization?) -> ENStoreUpdate<
+        ENDeviceStore, Void
+    > {
         .init { _, db in
             if let preAuthorization, let releasedAt = preAuthorization.releasedAt,
                 releasedAt < preAuthorization.authorizedAt
