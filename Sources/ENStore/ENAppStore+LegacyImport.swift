@@ -1,4 +1,5 @@
 internal import ENCore
+internal import ENSQLite
 internal import GRDB
 
 /// Importing the app data an older version kept elsewhere, once.

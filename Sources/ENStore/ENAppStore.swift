@@ -1,4 +1,5 @@
 public import ENCore
+public import ENSQLite
 
 /// The app's own data: the sample app's `LocalStore` (onboarding, test results, exposures, the next
 /// diagnosis-key file index, the last detection date and error), in its own SQLite file and schema.

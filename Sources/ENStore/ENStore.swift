@@ -1,4 +1,5 @@
 public import ENCore
+public import ENSQLite
 internal import Foundation
 internal import GRDB
 
@@ -8,7 +9,7 @@ internal import GRDB
 /// pre-authorization of key release).
 ///
 /// The app's own data lives in an ``ENAppStore`` (another file and schema), a key server's in `ENKeyServer`'s
-/// `ENKeyServerStore`; nothing this store does writes them.
+/// `ENKeyServerSQLiteStore`; nothing this store does writes them.
 ///
 /// A store is one SQLite database, reached through GRDB: a file in write-ahead-log mode (readers never
 /// block the writer, and a crash never leaves half a write), with its cached key files beside it

@@ -1,3 +1,4 @@
+internal import ENSQLite
 internal import GRDB
 
 /// ``ENStore``'s versioned schema: one GRDB migration per released schema version.

@@ -3,8 +3,9 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
-import ENTestSupport
+import ENKeyServerSQLite
 import EnserverKit
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ struct EnserverCommandTests {
         let signingKey = try P256SigningKey()
         // Keys published at 01:00 into the store file the command then opens.
         do {
-            let store = try ENKeyServerStore(path: directory.path("keys.sqlite"), clock: { startDate })
+            let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
             let handler = ENPublishHandler(
                 storage: store,
                 configuration: ENPublishConfiguration(
@@ -86,7 +87,7 @@ struct EnserverCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let signingKey = try P256SigningKey()
-        let store = try ENKeyServerStore(path: directory.path("keys.sqlite"), clock: { startDate })
+        let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
         let handler = ENPublishHandler(
             storage: store,
             configuration: ENPublishConfiguration(
