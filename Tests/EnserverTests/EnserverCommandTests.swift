@@ -4,8 +4,8 @@ import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import ENKeyServerSQLite
-import EnserverKit
 import ENTestSupport
+import EnserverKit
 import Foundation
 import Testing
 

@@ -3,9 +3,9 @@ import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import ENKeyServerSQLite
-import EnserverKit
 import ENSimulator
 import ENTestSupport
+import EnserverKit
 import ExposureNotificationKit
 import Foundation
 import Testing
