@@ -38,7 +38,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
     }
 
     /// Inserts keys whose key data is not stored yet and revises stored keys not revised yet, in one
-    /// transaction; see ``ENKeyServerStorage/insertAndRevise(inserting:revising:)``.
+    /// transaction; see `ENKeyServerStorage.insertAndRevise(inserting:revising:)`.
     ///
     /// - Throws: `ENError.Code.badParameter` when a key to revise is missing or already revised (a concurrent
     ///   publish revised it); nothing is written then.
