@@ -5,8 +5,8 @@ internal import GRDB
 /// A store on one SQLite database, with its operations written once as typed requests and run through one
 /// generic accessor, synchronously or `async`.
 ///
-/// ``ENStore`` (the device's framework state), ``ENAppStore`` (the app's data) and `ENKeyServer`'s
-/// `ENKeyServerSQLiteStore` conform; each has its own file and schema. An operation is a value: an
+/// ``ENStore`` (the device's framework state) and ``ENAppStore`` (the app's data) conform; each has its own file
+/// and schema (a key server's `ENKeyServerSQLiteStore` shares their SQLite layer, not this protocol). An operation is a value: an
 /// ``ENStoreQuery`` reads, an ``ENStoreUpdate`` writes in one transaction. Each store's operations are static
 /// members constrained to that store, so a request meant for one store does not compile against another:
 ///

@@ -8,7 +8,7 @@ internal import GRDB
 /// the rate-limit ledger) and what an `ENManager` keeps across restarts (enabled flag, authorization status,
 /// pre-authorization of key release).
 ///
-/// The app's own data lives in an ``ENAppStore`` (another file and schema), a key server's in `ENKeyServer`'s
+/// The app's own data lives in an ``ENAppStore`` (another file and schema), a key server's in `ENKeyServerSQLite`'s
 /// `ENKeyServerSQLiteStore`; nothing this store does writes them.
 ///
 /// A store is one SQLite database, reached through GRDB: a file in write-ahead-log mode (readers never
