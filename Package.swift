@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ENStore", targets: ["ENStore"]),
         .library(name: "ENEvaluation", targets: ["ENEvaluation"]),
         .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
+        .library(name: "ENKeyServerSQLite", targets: ["ENKeyServerSQLite"]),
         .library(name: "ENKeyServerPostgres", targets: ["ENKeyServerPostgres"]),
         .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
@@ -74,16 +75,17 @@ let package = Package(
         .target(name: "ENRiskV2", dependencies: ["ENCore"]),
         // Configuration evaluation: labelled encounters scored by ENRiskV1/ENRiskV2 and the apps' rules. Pure.
         .target(name: "ENEvaluation", dependencies: ["ENCore", "ENRiskV1", "ENRiskV2"]),
+        // The SQLite plumbing the device store and the key server's SQLite backend share (not a product): opening,
+        // checking and migrating a database file, its error mapping, column codecs. Package access only.
+        .target(name: "ENSQLite", dependencies: ["ENCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "ENStore", dependencies: ["ENCore", "ENSQLite", .product(name: "GRDB", package: "GRDB.swift")]),
+        // A key server's domain, with no storage engine (as NIOCore): the publish rules, revision tokens,
+        // certificate verification, the exporter, batch windows, the storage protocols.
+        .target(name: "ENKeyServer", dependencies: ["ENCore", "ENCrypto", "ENExportFormat"]),
+        // A key server's storage on SQLite (as NIOPosix is NIOCore's engine).
         .target(
-            name: "ENStore",
-            dependencies: ["ENCore", .product(name: "GRDB", package: "GRDB.swift")]
-        ),
-        // A key server's storage; shares ENStore's database plumbing and request accessors.
-        .target(
-            name: "ENKeyServer",
-            dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENStore", .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            name: "ENKeyServerSQLite",
+            dependencies: ["ENCore", "ENKeyServer", "ENSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // A key server's storage on PostgreSQL (the PostgreSQL trait; empty without it).
         .target(
@@ -108,7 +110,7 @@ let package = Package(
         .target(
             name: "ENSimulator",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENRiskV1", "ENRiskV2",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENRiskV1", "ENRiskV2",
                 "ExposureNotificationKit", "ExposureNotificationKitTesting",
             ]
         ),
@@ -131,7 +133,7 @@ let package = Package(
         .target(
             name: "EnserverKit",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENKeyServerPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -151,8 +153,7 @@ let package = Package(
             name: "SampleAppExample",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat",
-                "ENKeyServer",
-                "ENSimulator", .product(name: "GRDB", package: "GRDB.swift"),
+                "ENKeyServer", "ENKeyServerSQLite", "ENSimulator", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Examples/SampleAppExample",
             swiftSettings: [.swiftLanguageMode(.v5)]
@@ -163,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "ENKeyServerCrashHelper",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENKeyServerPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
@@ -176,8 +177,9 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "ENSimulator", "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENKeyServer", "ENMatching",
-                "ENRiskV1", "ENRiskV2", "ENStore", "ExposureNotificationKit", "ExposureNotificationKitTesting",
+                "ENSimulator", "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENKeyServer",
+                "ENKeyServerSQLite", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore", "ExposureNotificationKit",
+                "ExposureNotificationKitTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks"
@@ -193,8 +195,10 @@ let package = Package(
         .testTarget(
             name: "EnserverTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerPostgres", "ENSimulator", "ENStore",
-                "EnserverKit", "ENTestSupport", "ExposureNotificationKit",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENKeyServerPostgres",
+                "ENSimulator", "EnserverKit", "ENTestSupport", "ExposureNotificationKit",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
@@ -218,15 +222,16 @@ let package = Package(
         .testTarget(
             name: "ENStoreTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENStore", "ENStoreCrashHelper", "ENTestSupport",
+                "ENCore", "ENCrypto", "ENSQLite", "ENStore", "ENStoreCrashHelper", "ENTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "ENKeyServerTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENStore", "ENKeyServer", "ENKeyServerCrashHelper",
-                "ENKeyServerPostgres", "ENTestSupport", .product(name: "Logging", package: "swift-log"),
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerCrashHelper", "ENKeyServerSQLite",
+                "ENKeyServerPostgres", "ENSQLite", "ENTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
@@ -234,7 +239,8 @@ let package = Package(
             name: "ExposureNotificationKitTests",
             dependencies: [
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto", "ENExportFormat", "ENStore",
-                "ENKeyServer", "ENSimulator", "ENTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "ENKeyServer", "ENKeyServerSQLite", "ENSimulator", "ENTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
@@ -250,7 +256,7 @@ let package = Package(
             name: "SampleAppTests",
             dependencies: [
                 "SampleAppExample", "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENCrypto",
-                "ENExportFormat", "ENKeyServer", "ENSimulator", "ENTestSupport",
+                "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENSimulator", "ENTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

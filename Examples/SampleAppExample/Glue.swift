@@ -1,7 +1,7 @@
 // Glue: what the seed sample's snippets use but the articles never show, written for this package (not taken from
 // Apple's sample code). Each declaration is the smallest thing the seed code needs. The sample keeps its data in
 // `UserDefaults` through `Persisted` and fakes its server; here `Persisted` stores `LocalStore`'s fields in the
-// app's own `SampleAppDatabase` (an SQLite file) and `Server` talks to an `ENKeyServer`.
+// app's own `SampleAppDatabase` (an SQLite file) and `Server` talks to an `ENDiagnosisKeyServer`.
 import ENKeyServer
 import ExposureNotificationKit
 import Foundation
@@ -12,7 +12,11 @@ enum SampleAppBackend {
     /// `LocalStore`'s fields. Without a database, every field reads as its default and writes are dropped.
     nonisolated(unsafe) static var database: SampleAppDatabase?
     /// The key server behind `Server`; without one, `Server` lists no files and keeps posted keys to itself.
-    nonisolated(unsafe) static var keyServer: ENKeyServer?
+    nonisolated(unsafe) static var keyServer: ENDiagnosisKeyServer?
+    /// The calls to `keyServer` under way, run one after the other in the order they were made, as one
+    /// connection to a server would answer them (the server's API is `async`; the sample's is completion
+    /// handlers and a `Persisted` setter).
+    nonisolated(unsafe) static var calls: Task<Void, Never>?
     /// Where `downloadDiagnosisKeyFile(at:)` writes the files it downloads.
     nonisolated(unsafe) static var downloads = FileManager.default.temporaryDirectory
     /// The address the key server's files are listed under (`getDiagnosisKeyFileURLs`).
@@ -20,6 +24,22 @@ enum SampleAppBackend {
     /// `Server.diagnosisKeys`: the keys this process posted, in order (the sample's server "stores all of the
     /// TEKs it receives locally on device"); each new one is also posted to `keyServer`.
     nonisolated(unsafe) static var postedKeys: [CodableDiagnosisKey] = []
+
+    /// Publishes on the key server once the posts under way are stored: what the health authority's server does
+    /// every few hours.
+    static func publish() async throws -> [ENKeyServerFile] {
+        await calls?.value
+        return try await keyServer?.publish() ?? []
+    }
+
+    /// Runs `work` after the calls to the key server made before it.
+    static func call(_ work: @escaping () async -> Void) {
+        let previous = calls
+        calls = Task {
+            await previous?.value
+            await work()
+        }
+    }
 
     /// The value `Persisted` reads for `key`, or `nil` for its default.
     static func read(_ key: String) -> Any? {
@@ -56,12 +76,18 @@ enum SampleAppBackend {
                 let new = keys.filter { !postedKeys.contains($0) }
                 postedKeys = keys
                 guard let server = keyServer, !new.isEmpty else { return }
-                _ = try server.postDiagnosisKeys(
-                    new.map {
-                        ENTemporaryExposureKey(
-                            keyData: $0.keyData, rollingStartNumber: $0.rollingStartNumber,
-                            rollingPeriod: $0.rollingPeriod, transmissionRiskLevel: $0.transmissionRiskLevel)
-                    })
+                let shared = new.map {
+                    ENTemporaryExposureKey(
+                        keyData: $0.keyData, rollingStartNumber: $0.rollingStartNumber,
+                        rollingPeriod: $0.rollingPeriod, transmissionRiskLevel: $0.transmissionRiskLevel)
+                }
+                call {
+                    do {
+                        try await server.postDiagnosisKeys(shared)
+                    } catch {
+                        print("Server: the key server refused the keys: \(error)")
+                    }
+                }
                 return
             }
             guard let database = database else { return }
@@ -156,26 +182,31 @@ extension Server {
     /// the app checked": the key server's files from `index` on.
     func getDiagnosisKeyFileURLs(startingAt index: Int, completion: @escaping (Result<[URL], Error>) -> Void) {
         guard let server = SampleAppBackend.keyServer else { return completion(.success([])) }
-        do {
-            let files = try server.files(startingAt: index)
-            completion(.success(files.map { SampleAppBackend.filesURL.appendingPathComponent($0.name) }))
-        } catch {
-            completion(.failure(error))
+        SampleAppBackend.call {
+            do {
+                let files = try await server.files(startingAt: index)
+                completion(.success(files.map { SampleAppBackend.filesURL.appendingPathComponent($0.name) }))
+            } catch {
+                completion(.failure(error))
+            }
         }
     }
 
     /// Downloads one key file from the key server into `SampleAppBackend.downloads`.
     func downloadDiagnosisKeyFile(at remoteURL: URL, completion: @escaping (Result<[URL], Error>) -> Void) {
         let name = String(remoteURL.absoluteString.dropFirst(SampleAppBackend.filesURL.absoluteString.count))
-        do {
-            guard let file = try SampleAppBackend.keyServer?.file(named: name) else {
-                throw ENError(.badParameter, "the key server has no file \(name)")
+        let server = SampleAppBackend.keyServer
+        SampleAppBackend.call {
+            do {
+                guard let file = try await server?.file(named: name) else {
+                    throw ENError(.badParameter, "the key server has no file \(name)")
+                }
+                let local = SampleAppBackend.downloads.appendingPathComponent(remoteURL.lastPathComponent)
+                try file.data.write(to: local)
+                completion(.success([local]))
+            } catch {
+                completion(.failure(error))
             }
-            let local = SampleAppBackend.downloads.appendingPathComponent(remoteURL.lastPathComponent)
-            try file.data.write(to: local)
-            completion(.success([local]))
-        } catch {
-            completion(.failure(error))
         }
     }
 

@@ -4,12 +4,13 @@
 //     swift run SampleAppExample [--api-version 1|2]
 //
 // Everything runs on ENSimulator's virtual clock: a neighbour's phone and this one meet in an `ENEther`, the
-// neighbour shares keys through the sample's `Server` (an `ENKeyServer` that signs and publishes files), and the
+// neighbour shares keys through the sample's `Server` (an `ENDiagnosisKeyServer` that signs and publishes files), and the
 // framework's scheduler launches the app's `activityHandler` with `.periodicRun` once a day, which downloads the
 // new files and detects, as on a phone.
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import ENSimulator
 import ExposureNotificationKit
 import ExposureNotificationKitTesting
@@ -51,11 +52,15 @@ struct SampleAppExample {
         let scheduler = ENVirtualScheduler(clock: clock)
         let ether = ENEther()
         let signingKey = try P256SigningKey()
-        let keyServer = try ENKeyServer(
-            store: ENKeyServerStore(path: directory.appendingPathComponent("keyserver.sqlite").path) { clock.now },
+        let keyServer = ENDiagnosisKeyServer(
+            storage: try ENKeyServerSQLiteStore(path: directory.appendingPathComponent("keyserver.sqlite").path) {
+                clock.now
+            },
             configuration: ENKeyServerConfiguration(
                 region: region, signers: [ENExportSigner(signingKey: signingKey, keyID: region, keyVersion: "v1")]),
-            clock: { clock.now })
+            // The story shares keys on the day of an encounter: the server releases the day's key at once (Google's
+            // DEBUG_RELEASE_SAME_DAY_KEYS); a production server holds it until the day ends.
+            rules: ENPublishConfiguration(releasesStillValidKeys: true), clock: { clock.now })
         let trustedKey = ENExportVerificationKey(keyID: region, keyVersion: "v1", publicKey: try signingKey.publicKey)
         ENEnvironment.default = ENEnvironment(
             consent: ENFixedConsent(true), radio: ether.radio(for: "you"), clock: clock,
@@ -105,7 +110,7 @@ struct SampleAppExample {
         try await waitFor { (done: @escaping (Error?) -> Void) in
             Server.shared.postDiagnosisKeys(neighbourKeys, completion: done)
         }
-        let files = try await keyServer.publish()
+        let files = try await SampleAppBackend.publish()
         print("Day 1: the neighbour shares \(neighbourKeys.count) keys; the server publishes \(files.count) file(s)")
 
         // Day 1, 08:00: the framework's daily launch.
@@ -143,7 +148,7 @@ struct SampleAppExample {
         }
         print(
             "Day 4: pre-authorized release posts \(Server.shared.diagnosisKeys.count - beforeRequest) keys; "
-                + "the server publishes \(try await keyServer.publish().count) file(s)")
+                + "the server publishes \(try await SampleAppBackend.publish().count) file(s)")
 
         print("Outcome:")
         print("  onboarded: \(LocalStore.shared.isOnboarded)")

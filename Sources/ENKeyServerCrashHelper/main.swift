@@ -14,6 +14,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import Foundation
 
 #if PostgreSQL
@@ -83,12 +84,16 @@ do {
             exit(2)
         #endif
     } else {
-        let server = ENKeyServer(
-            store: try ENKeyServerStore(path: rest[0], clock: clock), configuration: configuration, clock: clock)
+        let store = try ENKeyServerSQLiteStore(path: rest[0], clock: clock)
+        let exporter = ENKeyServerExporter(storage: store, configuration: configuration, clock: clock)
         while true {
             let now = clock()
-            try server.postDiagnosisKeys(keys(round: UInt64(now.timeIntervalSince1970), at: now))
-            _ = try server.publish()
+            _ = try await store.insertAndRevise(
+                inserting: keys(round: UInt64(now.timeIntervalSince1970), at: now).map {
+                    ENKeyServerInsertion(key: $0, exportableAt: now)
+                },
+                revising: [])
+            _ = try await exporter.publish()
         }
     }
 } catch {

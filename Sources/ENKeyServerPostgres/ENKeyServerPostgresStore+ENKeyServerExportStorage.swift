@@ -5,14 +5,12 @@
     import Logging
     import PostgresNIO
 
-    /// The export primitives on PostgreSQL: the same rules as the SQLite store's (`ENStoreUpdate.claimExportBatch`
+    /// The export primitives on PostgreSQL: the same rules as the SQLite store's (`ENKeyServerSQLiteStore.claimExportBatch`
     /// and its siblings document them), each one transaction.
     extension ENKeyServerPostgresStore: ENKeyServerExportStorage {
-        /// Creates the batches due at `date` and claims the oldest open batch no exporter holds (or whose lease
-        /// expired) for `owner`, under the export lock; `nil` when there is none.
-        ///
-        /// Without an export period, the batch of everything waiting takes the keys that arrived by `date` (to the
-        /// millisecond: dates are stored in microseconds).
+        /// Creates the batches due at `date` (those `ENKeyServerConfiguration.batchWindows` answers, the rule every
+        /// storage follows) and claims the oldest open batch no exporter holds (or whose lease expired) for
+        /// `owner`, under the export lock; `nil` when there is none.
         public func claimExportBatch(
             _ configuration: ENKeyServerConfiguration, owner: String, at date: Date
         ) async throws(ENError) -> ENKeyServerExportLease? {
@@ -37,45 +35,31 @@
                         """, logger: logger)
                     nextIndex += 1
                 }
-                if configuration.exportPeriod != nil {
-                    let latest = latestEnd.map { UInt64(max(0, $0)) }
-                    for window in configuration.dueBatchWindows(after: latest, at: date) {
-                        try await create(
-                            window, keysFrom: Date(timeIntervalSince1970: TimeInterval(window.lowerBound)),
-                            keysUntil: Date(timeIntervalSince1970: TimeInterval(window.upperBound)))
+                var hasOpen = false
+                for try await open in try await connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open')", logger: logger
+                ).decode(Bool.self) {
+                    hasOpen = open
+                }
+                var earliest: Date?
+                if let until = configuration.waitingKeysBound(openBatchExists: hasOpen, at: date) {
+                    for try await arrival in try await connection.query(
+                        """
+                        SELECT MIN(arrival) FROM (
+                            SELECT MIN(received_at) AS arrival FROM key_server_keys
+                            WHERE batch_index IS NULL AND received_at < \(until)
+                            UNION ALL
+                            SELECT MIN(revised_at) FROM key_server_keys
+                            WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < \(until))
+                            AS waiting
+                        """, logger: logger
+                    ).decode(Date?.self) {
+                        earliest = arrival
                     }
-                } else {
-                    var hasOpen = false
-                    for try await open in try await connection.query(
-                        "SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open')", logger: logger
-                    ).decode(Bool.self) {
-                        hasOpen = open
-                    }
-                    if !hasOpen {
-                        let until = date.addingTimeInterval(0.001)
-                        var earliest: Date?
-                        for try await arrival in try await connection.query(
-                            """
-                            SELECT MIN(arrival) FROM (
-                                SELECT MIN(received_at) AS arrival FROM key_server_keys
-                                WHERE batch_index IS NULL AND received_at < \(until)
-                                UNION ALL
-                                SELECT MIN(revised_at) FROM key_server_keys
-                                WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
-                                    AND revised_at < \(until)) AS waiting
-                            """, logger: logger
-                        ).decode(Date?.self) {
-                            earliest = arrival
-                        }
-                        if let earliest {
-                            let now = ENKeyServerExporter.unixSeconds(date)
-                            // From the earliest arrival waiting, never before the latest end (as on SQLite).
-                            let start = max(
-                                latestEnd.map { UInt64(max(0, $0)) } ?? 0,
-                                min(ENKeyServerExporter.unixSeconds(earliest), now))
-                            try await create(start..<max(now, start + 1), keysFrom: nil, keysUntil: until)
-                        }
-                    }
+                }
+                let latest = latestEnd.map { UInt64(max(0, $0)) }
+                for batch in configuration.batchWindows(latestEnd: latest, earliestWaiting: earliest, at: date) {
+                    try await create(batch.window, keysFrom: batch.keysFrom, keysUntil: batch.keysUntil)
                 }
                 var lease: ENKeyServerExportLease?
                 let expires = date.addingTimeInterval(configuration.exportLeaseDuration)
@@ -102,7 +86,9 @@
         }
 
         /// The keys a claimed batch exports: the new keys not yet exported that arrived in its window (in arrival
-        /// order) and the revisions not yet exported made in it (in revision order). Read under the export lock,
+        /// order) and the revisions not yet exported made in it (in revision order, whether or not their key was
+        /// exported before, as Google selects them: `internal/publish/database/exposure.go` `IterateExposures`).
+        /// Read under the export lock,
         /// taken exclusively, so that every key with a row number up to `ENKeyServerExportContents/lastKeyRow`
         /// is committed and seen.
         public func exportBatchContents(
@@ -143,8 +129,7 @@
                     SELECT key_data, rolling_start, rolling_period, transmission_risk_level, revised_report_type,
                         revised_days_since_onset, variant
                     FROM key_server_keys
-                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
-                        AND revised_at < \(until) AND (\(from)::timestamptz IS NULL OR revised_at >= \(from))
+                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < \(until) AND (\(from)::timestamptz IS NULL OR revised_at >= \(from))
                     ORDER BY revised_at, id
                     """, logger: logger
                 ).decode((Data, Int64, Int64, Int64, Int64, Int64?, Int64).self) {
@@ -220,7 +205,6 @@
                         """
                         UPDATE key_server_keys SET revised_batch_index = \(batch)
                         WHERE key_data = \(key.keyData) AND revised_at IS NOT NULL AND revised_batch_index IS NULL
-                            AND batch_index IS NOT NULL
                         """, logger: logger)
                 }
                 let from = lease.keysFrom
@@ -267,19 +251,37 @@
 
         /// The file named `name`, or `nil`.
         public func exportFile(named name: String) async throws(ENError) -> ENKeyServerFile? {
+            try await files(
+                """
+                SELECT file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
+                FROM key_server_files WHERE name = \(name)
+                """
+            ).first
+        }
+
+        /// The files from index `index` on, in index order.
+        public func exportFiles(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
+            try await files(
+                """
+                SELECT file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
+                FROM key_server_files WHERE file_index >= \(Int64(index)) ORDER BY file_index
+                """)
+        }
+
+        /// The files one query lists.
+        func files(_ query: PostgresQuery) async throws(ENError) -> [ENKeyServerFile] {
             try await transaction { connection, logger in
-                var file: ENKeyServerFile?
-                for try await row in try await connection.query(
-                    """
-                    SELECT file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
-                    FROM key_server_files WHERE name = \(name)
-                    """, logger: logger
-                ).decode((Int64, String, Int64, Int64, Int64, Date, Data).self) {
-                    file = ENKeyServerFile(
-                        index: Int(row.0), name: row.1, batchIndex: Int(row.2), startTimestamp: UInt64(max(0, row.3)),
-                        endTimestamp: UInt64(max(0, row.4)), createdAt: row.5, data: row.6)
+                var files: [ENKeyServerFile] = []
+                for try await row in try await connection.query(query, logger: logger).decode(
+                    (Int64, String, Int64, Int64, Int64, Date, Data).self)
+                {
+                    files.append(
+                        ENKeyServerFile(
+                            index: Int(row.0), name: row.1, batchIndex: Int(row.2),
+                            startTimestamp: UInt64(max(0, row.3)), endTimestamp: UInt64(max(0, row.4)),
+                            createdAt: row.5, data: row.6))
                 }
-                return file
+                return files
             }
         }
 
@@ -310,7 +312,7 @@
         }
 
         /// `date` in whole UTC seconds, as batch windows are stored.
-        static func seconds(_ date: Date) -> Int64 { Int64(ENKeyServerExporter.unixSeconds(date)) }
+        static func seconds(_ date: Date) -> Int64 { Int64(ExportBatchWindow.unixSeconds(date)) }
 
         /// The names one query lists.
         func names(_ query: PostgresQuery) async throws(ENError) -> [String] {

@@ -7,7 +7,7 @@
     /// A key server's storage on PostgreSQL, through postgres-nio: what a national deployment runs several
     /// `enserver` instances on.
     ///
-    /// It implements the same primitives as the embedded SQLite store (`ENKeyServerStore`), so that
+    /// It implements the same primitives as the embedded SQLite store (`ENKeyServerSQLiteStore`), so that
     /// `ENPublishHandler` and `ENKeyServerExporter` run on either unchanged. Every
     /// primitive is one transaction. Instances coordinate through the database alone:
     ///

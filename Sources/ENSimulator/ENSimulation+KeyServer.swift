@@ -4,7 +4,7 @@ public import Foundation
 extension ENSimulation {
     /// The key server the simulated devices share their keys with and download files from.
     public enum KeyServer: Sendable {
-        /// An `ENKeyServer` in the simulation's process, on its virtual clock, signing with a key made for the run.
+        /// An `ENDiagnosisKeyServer` in the simulation's process, on its virtual clock, signing with a key made for the run.
         case inProcess
         /// A real `enserver` (or any server with its API), started with `--verifier accept-all` and
         /// `--test-clock` at or before the scenario's start: see ``RemoteKeyServer``.

@@ -9,7 +9,7 @@ internal import Synchronization
 
 /// Runs an ``ENScenario``: every device a real `ENManager` with its own environment (a consent provider that
 /// always agrees, its own store, the key server's signing key trusted), an ``ENEther`` between them, an
-/// `ENKeyServer` publishing signed files, and daily detection on every device as on a phone: at the scenario's
+/// `ENDiagnosisKeyServer` publishing signed files, and daily detection on every device as on a phone: at the scenario's
 /// detection minute each phone's scheduler fires the manager's periodic run, the manager calls the app's
 /// `activityHandler` with `.periodicRun`, and the app's handler downloads the files published since its last
 /// index and calls `detectExposures(configuration:diagnosisKeyURLs:)`.

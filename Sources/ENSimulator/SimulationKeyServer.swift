@@ -22,14 +22,23 @@ protocol SimulationKeyServer: Sendable {
     ) async throws(ENError) -> (urls: [URL], cursor: SimulationFileCursor)
 }
 
-/// The in-process `ENKeyServer` of a run.
+/// The in-process `ENDiagnosisKeyServer` of a run: the same publish rules as the remote server's HTTP API.
 struct InProcessKeyServer: SimulationKeyServer {
-    let server: ENKeyServer
+    let server: ENDiagnosisKeyServer
     let runner: SimulationRunner
 
     func post(_ keys: [ENTemporaryExposureKey], symptomOnsetDay: UInt32) async throws(ENError) -> ENKeyServerPostResult
     {
-        try await server.postDiagnosisKeys(keys)
+        var total = ENKeyServerPostResult()
+        // Google's limit, as over HTTP: at most 30 keys a request.
+        for start in stride(from: 0, to: keys.count, by: 30) {
+            let result = try await server.postDiagnosisKeys(
+                Array(keys[start..<min(start + 30, keys.count)]),
+                symptomOnsetInterval: symptomOnsetDay * ENIntervalNumberPerDay)
+            total.accepted += result.accepted
+            total.duplicates += result.duplicates + result.revised + result.rejected
+        }
+        return total
     }
 
     func publish() async throws(ENError) -> [String] {

@@ -2,6 +2,7 @@ internal import ENCore
 internal import ENCrypto
 internal import ENExportFormat
 internal import ENKeyServer
+internal import ENKeyServerSQLite
 internal import ENRiskV2
 internal import ExposureNotificationKit
 internal import ExposureNotificationKitTesting
@@ -128,9 +129,9 @@ final class SimulationRunner: Sendable {
             switch keyServer {
             case .inProcess:
                 server = InProcessKeyServer(
-                    server: try ENKeyServer(
-                        store: ENKeyServerStore(clock: clock.nowFunction), configuration: serverConfiguration,
-                        clock: clock.nowFunction),
+                    server: ENDiagnosisKeyServer(
+                        storage: try ENKeyServerSQLiteStore(clock: clock.nowFunction),
+                        configuration: serverConfiguration, clock: clock.nowFunction),
                     runner: self)
             case .remote(let remote):
                 server = RemoteKeyServerClient(
@@ -208,10 +209,9 @@ final class SimulationRunner: Sendable {
         var checkpoint = checkpoint
         do {
             let server = InProcessKeyServer(
-                server: try ENKeyServer(
-                    store: ENKeyServerStore(
-                        path: work.appendingPathComponent("keyserver.sqlite").path,
-                        clock: clock.nowFunction),
+                server: ENDiagnosisKeyServer(
+                    storage: try ENKeyServerSQLiteStore(
+                        path: work.appendingPathComponent("keyserver.sqlite").path, clock: clock.nowFunction),
                     configuration: serverConfiguration, clock: clock.nowFunction),
                 runner: self)
             let devices = try await openDevices(location: { name in

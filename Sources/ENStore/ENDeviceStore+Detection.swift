@@ -1,4 +1,5 @@
 internal import ENCore
+internal import ENSQLite
 public import Foundation
 internal import GRDB
 

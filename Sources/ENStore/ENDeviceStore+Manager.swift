@@ -1,4 +1,5 @@
 public import ENCore
+internal import ENSQLite
 internal import Foundation
 internal import GRDB
 

@@ -1,4 +1,5 @@
 public import ENCore
+public import ENSQLite
 internal import Foundation
 package import GRDB
 
@@ -7,8 +8,8 @@ package import GRDB
 /// the rate-limit ledger) and what an `ENManager` keeps across restarts (enabled flag, authorization status,
 /// pre-authorization of key release).
 ///
-/// The app's own data is the app's to keep (in storage of its own), a key server's lives in `ENKeyServer`'s
-/// `ENKeyServerStore`; nothing this store does writes them.
+/// The app's own data is the app's to keep (in storage of its own), a key server's lives in `ENKeyServerSQLite`'s
+/// `ENKeyServerSQLiteStore`; nothing this store does writes them.
 ///
 /// A store is one SQLite database, reached through GRDB: a file in write-ahead-log mode (readers never
 /// block the writer, and a crash never leaves half a write), with its cached key files beside it

@@ -1,11 +1,12 @@
 public import ENCore
+public import ENSQLite
 internal import GRDB
 
 /// A store on one SQLite database, with its operations written once as typed requests and run through one
 /// generic accessor, synchronously or `async`.
 ///
-/// ``ENDeviceStore`` (the device's framework state) and `ENKeyServer`'s `ENKeyServerStore` conform; each has its
-/// own file and schema. An operation is a value: an
+/// ``ENDeviceStore`` (the device's framework state) conforms, in a file and schema of its own (a key server's
+/// `ENKeyServerSQLiteStore` shares its SQLite layer, not this protocol). An operation is a value: an
 /// ``ENStoreQuery`` reads, an ``ENStoreUpdate`` writes in one transaction. Each store's operations are static
 /// members constrained to that store, so a request meant for one store does not compile against another:
 ///

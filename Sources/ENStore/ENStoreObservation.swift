@@ -1,4 +1,5 @@
 public import ENCore
+internal import ENSQLite
 internal import GRDB
 
 /// An asynchronous sequence of one stored value: the current value first, then every change. Made by

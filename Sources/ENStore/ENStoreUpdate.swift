@@ -1,3 +1,4 @@
+internal import ENSQLite
 package import GRDB
 
 /// A write to a store of type `Store`, producing a `Value`: one operation, written once, that

@@ -1,3 +1,4 @@
+internal import ENSQLite
 package import GRDB
 
 /// ``ENDeviceStore``'s versioned schema: one GRDB migration per released schema version.

@@ -3,6 +3,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import Foundation
 import Logging
 
@@ -131,9 +132,9 @@ struct EnserverOptions: ParsableArguments {
                 ENPublishHandler(storage: storage, configuration: publishConfiguration, clock: clock))
         }
         if let database {
-            let store: ENKeyServerStore
+            let store: ENKeyServerSQLiteStore
             do {
-                store = try ENKeyServerStore(path: database, clock: clock)
+                store = try ENKeyServerSQLiteStore(path: database, clock: clock)
             } catch {
                 throw EnserverFailure(error)
             }

@@ -2,7 +2,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
-import ENStore
+import ENKeyServerSQLite
 import ENTestSupport
 import Foundation
 import Testing
@@ -25,7 +25,7 @@ struct KeyServerCrashTests {
     /// the store's, readable; each batch's files are numbered 1...n; no key is in two files. At the end a server
     /// on the same store redoes what the killed exporters held (their leases expired) and every posted key is in
     /// exactly one file.
-    @Test func killingAnExporterAtRandomNeverListsAHalfWrittenFileNorExportsAKeyTwice() throws {
+    @Test func killingAnExporterAtRandomNeverListsAHalfWrittenFileNorExportsAKeyTwice() async throws {
         let helper = try Self.helperURL()
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -43,47 +43,47 @@ struct KeyServerCrashTests {
                 process.send(SIGKILL)
                 kills += 1
             }
-            let termination = process.waitForExit()
+            let termination = await process.waitForExit()
             #expect(termination.signal == SIGKILL, "the helper ended: \(termination)")
-            try Self.checkConsistency(storePath: path, exports: exports)
+            try await Self.checkConsistency(storePath: path, exports: exports)
             start += 200 * 3_600
         }
         #expect(kills == 10)
 
         let clock = TestClock(Date(timeIntervalSince1970: start + 10 * 3_600))
-        let store = try ENKeyServerStore(path: path, clock: { clock.now })
+        let store = try ENKeyServerSQLiteStore(path: path, clock: { clock.now })
         let test = try TestServer(clock: clock, store: store) {
             $0.exportPeriod = 3_600
             $0.minimumWindowAge = 0
             $0.padding = .googleServer
             $0.exportDirectory = exports
         }
-        _ = try test.server.publish()
-        #expect(try store.read(.diagnosisKeysAwaitingExport).isEmpty)
+        _ = try await test.server.publish()
+        #expect(try await store.diagnosisKeysAwaitingExport().isEmpty)
         // How much the helper did before each kill depends on the machine's speed (a sanitizer build does far
         // less): the checks below hold whatever it did, as long as it did something.
-        let posted = try store.read(.exportBatches()).flatMap(\.keys)
+        let posted = try await store.exportBatches().flatMap(\.keys)
         #expect(!posted.isEmpty)
-        let files = try store.read(.exportFiles(startingAt: 0))
+        let files = try await store.exportFiles(startingAt: 0)
         #expect(!files.isEmpty)
         let written = try files.flatMap { try contents(of: $0).keys }
         #expect(Set(written.map(\.keyData)).count == written.count)
         #expect(Set(posted).isSubset(of: Set(written)))
         try store.close()
-        try Self.checkConsistency(storePath: path, exports: exports)
+        try await Self.checkConsistency(storePath: path, exports: exports)
     }
 
-    static func checkConsistency(storePath: String, exports: URL) throws {
-        let store = try ENKeyServerStore(path: storePath)
+    static func checkConsistency(storePath: String, exports: URL) async throws {
+        let store = try ENKeyServerSQLiteStore(path: storePath)
         defer { try? store.close() }
         try store.checkIntegrity()
-        let files = try store.read(.exportFiles(startingAt: 0))
+        let files = try await store.exportFiles(startingAt: 0)
         if let index = try? String(contentsOf: exports.appendingPathComponent("index.txt"), encoding: .utf8),
             !index.isEmpty
         {
             for name in index.split(separator: "\n").map(String.init) {
                 let onDisk = try Data(contentsOf: exports.appendingPathComponent(name))
-                let stored = try #require(try store.read(.exportFile(named: name)))
+                let stored = try #require(try await store.exportFile(named: name))
                 #expect(onDisk == stored.data, "\(name)")
                 _ = try ENExportArchive(data: onDisk).keyExport()
             }

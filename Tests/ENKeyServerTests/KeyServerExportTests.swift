@@ -2,7 +2,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
-import ENStore
+import ENKeyServerSQLite
 import ENTestSupport
 import Foundation
 import Testing
@@ -19,7 +19,7 @@ func dayTime(_ seconds: TimeInterval) -> Date {
 struct KeyServerExportTests {
     /// A server exporting 4-hour batches, without padding unless `padding` is given.
     static func periodic(
-        clock: TestClock, store: ENKeyServerStore? = nil, padding: ENExportPadding? = nil,
+        clock: TestClock, store: ENKeyServerSQLiteStore? = nil, padding: ENExportPadding? = nil,
         directory: URL? = nil, root: String = "", maximumKeysPerFile: Int = 500_000
     ) throws -> TestServer {
         try TestServer(clock: clock, maximumKeysPerFile: maximumKeysPerFile, store: store) {
@@ -47,7 +47,7 @@ struct KeyServerExportTests {
         let first = try await test.server.publish()
         #expect(first.map(\.name) == ["\(dayStart)-\(dayStart + 14_400)-00001.zip"])
         #expect(try contents(of: first[0]).keys == [a])
-        #expect(try synchronously { try test.server.publish() }.isEmpty)
+        #expect(try await test.server.publish().isEmpty)
 
         // 14:59: the batches 04:00-08:00 (b) and 08:00-12:00 (empty, no file) are due, 12:00-16:00 is not.
         try await test.server.postDiagnosisKeys([c])  // arrived 06:00
@@ -55,11 +55,11 @@ struct KeyServerExportTests {
         let later = try await test.server.publish()
         #expect(later.map(\.name) == ["\(dayStart + 14_400)-\(dayStart + 28_800)-00001.zip"])
         #expect(try sorted(contents(of: later[0]).keys) == sorted([b, c]))
-        let counts = try await test.server.store.read(.exportBatches()).map(\.keys.count)
+        let counts = try await test.store.exportBatches().map(\.keys.count)
         #expect(counts == [0, 1, 2, 0])
         clock.advance(by: 3600)
         #expect(try await test.server.publish().isEmpty)
-        #expect(try await test.server.store.read(.exportBatches()).count == 4)
+        #expect(try await test.store.exportBatches().count == 4)
         #expect(try await test.server.indexText() == (first + later).map(\.name).joined(separator: "\n"))
     }
 
@@ -70,7 +70,7 @@ struct KeyServerExportTests {
         try await test.server.postDiagnosisKeys([makeKey(1, start: today.adding(-144))])
         clock.advance(by: 7 * 3600)  // 06:00
         #expect(try await test.server.publish().isEmpty)
-        #expect(try await test.server.store.read(.exportBatches()).map(\.keys.count) == [0])
+        #expect(try await test.store.exportBatches().map(\.keys.count) == [0])
     }
 
     /// Bad settings: a value and the field it goes to (negative values select a bad setting of the field).
@@ -93,7 +93,7 @@ struct KeyServerExportTests {
         let error = await #expect(throws: ENError.self) { try await test.server.publish() }
         #expect(error?.code == .badParameter)
         #expect(error?.context.field == field)
-        #expect(try await test.server.store.read(.exportBatches()).isEmpty)
+        #expect(try await test.store.exportBatches().isEmpty)
     }
 
     @Test func everyPeriodDividingADayIsAccepted() throws {
@@ -106,7 +106,10 @@ struct KeyServerExportTests {
 
     @Test func keysAreSortedNewThenRevisedAndSplitAsGoogleSplitsThem() async throws {
         let test = try TestServer(maximumKeysPerFile: 4)
-        let originals = (1...3).map { makeKey($0 * 50, start: today.adding(-144)) }
+        // Likely diagnoses, later found negative: a transition Google allows.
+        let originals = (1...3).map {
+            makeKey($0 * 50, start: today.adding(-144), reportType: .confirmedClinicalDiagnosis)
+        }
         try await test.server.postDiagnosisKeys(originals)
         _ = try await test.server.publish()
         test.clock.advance(by: 60)
@@ -157,8 +160,9 @@ struct KeyServerExportTests {
             #expect(copies.count == rounds)
         }
         // The padding is stored with the batch: the batch lists only the posted keys, the file stays the same.
-        #expect(try await test.server.store.read(.exportBatches()).map(\.keys) == [keys])
-        #expect(try await test.server.store.read(.diagnosisKeysAwaitingExport).isEmpty)
+        // Stored as the publish rules sort a request's keys: by start interval.
+        #expect(try await test.store.exportBatches().map(\.keys) == [Array(keys.reversed())])
+        #expect(try await test.store.diagnosisKeysAwaitingExport().isEmpty)
         #expect(try await test.server.file(named: files[0].name) == files[0])
         // A batch with 1000 keys or more is not padded.
         test.clock.advance(by: 60)
@@ -188,7 +192,9 @@ struct KeyServerExportTests {
         let keys = text.components(separatedBy: "7 {").dropFirst().map { $0.components(separatedBy: "}")[0] }
         #expect(keys.count == 2)
         #expect(keys[0].contains("2: 0\n") && keys[0].contains("3: \(today.adding(-144))\n"))
-        #expect(!keys[0].contains("\n  4:") && !keys[0].contains("\n  5:") && !keys[0].contains("\n  6:"))
+        #expect(!keys[0].contains("\n  4:") && !keys[0].contains("\n  5:"))
+        // Days since onset from Google's default onset, 4 days ago: 3, zigzag 6.
+        #expect(keys[0].contains("6: 6\n"))
         #expect(keys[1].contains("2: 3\n") && keys[1].contains("4: 30\n") && keys[1].contains("5: 2\n"))
         #expect(keys[1].contains("6: 3\n"))  // sint32 -2, zigzag 3
     }
@@ -227,7 +233,7 @@ struct KeyServerExportTests {
         clock.advance(by: 4 * 3600)
         try await test.server.postDiagnosisKeys([makeKey(2, start: today)])
         clock.advance(by: 4 * 3600)
-        let second = try synchronously { try test.server.publish() }
+        let second = try await test.server.publish()
         let files = first + second
         #expect(files.count == 2)
         let index = try String(contentsOf: folder.appendingPathComponent("index.txt"), encoding: .utf8)
@@ -275,7 +281,8 @@ struct KeyServerExportTests {
         let signingKey = try P256SigningKey()
         let servers = try (0..<2).map { _ in
             try TestServer(
-                clock: clock, store: try ENKeyServerStore(path: path, clock: { clock.now }), signingKey: signingKey
+                clock: clock, store: try ENKeyServerSQLiteStore(path: path, clock: { clock.now }),
+                signingKey: signingKey
             ) { $0.exportPeriod = 3600 }
         }
         // One batch, so that the next run makes every hourly batch since; then keys in 40 of them.
@@ -283,7 +290,7 @@ struct KeyServerExportTests {
         _ = try await servers[0].server.publish()
         var posted: [ENTemporaryExposureKey] = []
         for hour in 0..<40 {
-            let key = makeKey(hour + 1, start: today.adding(-144))
+            let key = makeKey(hour + 1, start: ENIntervalNumber(date: clock.now).rollingStart.adding(-144))
             try await servers[hour % 2].server.postDiagnosisKeys([key])
             posted.append(key)
             clock.advance(by: 3600)
@@ -297,7 +304,7 @@ struct KeyServerExportTests {
         #expect(Set(files.map(\.index)).count == files.count)
         let exported = try files.flatMap { try contents(of: $0).keys }
         #expect(sorted(exported) == sorted(posted))
-        let batches = try await servers[0].server.store.read(.exportBatches())
+        let batches = try await servers[0].store.exportBatches()
         #expect(Set(batches.map(\.index)).count == batches.count)
         #expect(batches.flatMap(\.keys).count == posted.count)
     }
@@ -310,9 +317,8 @@ struct KeyServerExportTests {
         clock.advance(by: 5 * 3600)  // 06:00: batch 00:00-04:00 is due
         // Another exporter claims it and dies before completing.
         let crashed = try #require(
-            try await test.server.store.write(
-                .claimExportBatch(test.server.configuration, owner: "crashed", at: clock.now)))
-        let read = try await test.server.store.read(.exportBatchContents(crashed))
+            try await test.store.claimExportBatch(test.server.configuration, owner: "crashed", at: clock.now))
+        let read = try await test.store.exportBatchContents(crashed)
         #expect(read.keys == [key])
         #expect(try await test.server.publish().isEmpty)
         clock.advance(by: test.server.configuration.exportLeaseDuration)
@@ -321,8 +327,8 @@ struct KeyServerExportTests {
         #expect(try contents(of: files[0]).keys == [key])
         // The crashed exporter, back, cannot complete the batch any more.
         let error = await #expect(throws: ENError.self) {
-            try await test.server.store.write(
-                .completeExportBatch(crashed, files: [Data([1])], paddingKeys: [], contents: read, at: clock.now))
+            try await test.store.completeExportBatch(
+                crashed, files: [Data([1])], paddingKeys: [], contents: read, at: clock.now)
         }
         #expect(error?.code == .invalidated)
         #expect(try await test.server.files(startingAt: 0) == files)
@@ -330,14 +336,14 @@ struct KeyServerExportTests {
 
     @Test func aFailedExportReleasesItsBatchForTheNextRun() async throws {
         let clock = TestClock(dayTime(3600))
-        let store = try ENKeyServerStore(clock: { clock.now })
+        let store = try ENKeyServerSQLiteStore(clock: { clock.now })
         let broken = try Self.periodic(clock: clock, store: store, maximumKeysPerFile: 0)
         let key = makeKey(1, start: today.adding(-144))
         try await broken.server.postDiagnosisKeys([key])
         clock.advance(by: 5 * 3600)
         let error = await #expect(throws: ENError.self) { try await broken.server.publish() }
         #expect(error?.code == .badParameter)
-        #expect(try await store.read(.exportBatches()).isEmpty)
+        #expect(try await store.exportBatches().isEmpty)
         let fixed = try Self.periodic(clock: clock, store: store)
         let files = try await fixed.server.publish()
         #expect(try files.flatMap { try contents(of: $0).keys } == [key])

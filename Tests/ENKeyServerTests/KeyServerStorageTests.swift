@@ -2,7 +2,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
-import ENStore
+import ENKeyServerSQLite
 import Foundation
 import Testing
 
@@ -292,6 +292,37 @@ struct KeyServerStorageTests {
             let next = try await ENKeyServerExporter(storage: storage, configuration: settings, clock: { clock.now })
                 .publish()
             #expect(try next.flatMap { try contents(of: $0).revised }.map(\.keyData) == [keyData(1)])
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func aKeyRevisedInsideItsFirstBatchWindowIsExportedInItsKeysAndRevisedKeys(_ kind: StorageKind) async throws {
+        // Google selects revised keys by `revised_at` alone (`internal/publish/database/exposure.go`,
+        // `IterateExposures`), so the batch that carries a key carries its revision too: the key with its
+        // original report type in `keys`, the revision in `revised_keys`.
+        let clock = TestClock()
+        try await kind.with(clock: clock) { storages in
+            let signingKey = try P256SigningKey()
+            let server = ENDiagnosisKeyServer(
+                storage: storages[0], configuration: configuration(signingKey), clock: { clock.now })
+            let original = key(1, start: today.adding(-144))
+            var revision = original
+            revision.diagnosisReportType = .confirmedTest
+            revision.daysSinceOnsetOfSymptoms = 2
+            #expect(try await server.postDiagnosisKeys([original]) == ENKeyServerPostResult(accepted: 1))
+            clock.advance(by: 600)
+            #expect(try await server.postDiagnosisKeys([revision]) == ENKeyServerPostResult(revised: 1))
+            #expect(try await server.postDiagnosisKeys([revision]) == ENKeyServerPostResult(duplicates: 1))
+            let files = try await server.publish()
+            #expect(files.count == 1)
+            let export = try ENExportArchive(data: try #require(files.first).data)
+            #expect(try verifier(signingKey).verify(export).isVerified)
+            let scanner = try export.keyScanner()
+            #expect(try scanner.allKeys(in: .keys) == [original])
+            #expect(try scanner.allKeys(in: .revisedKeys) == [revision])
+            #expect(try await server.publish().isEmpty)
+            let stored = try await storages[0].storedKeys(withKeyData: [original.keyData])
+            #expect(stored.first?.revision?.reportType == .confirmedTest)
         }
     }
 

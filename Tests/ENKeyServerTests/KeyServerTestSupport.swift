@@ -2,6 +2,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import Foundation
 
 /// A fixed reference moment: 2026-05-09 06:13:20 UTC (interval 2_963_845).
@@ -10,16 +11,17 @@ let referenceDate = Date(timeIntervalSinceReferenceDate: 800_000_000)
 /// The reference moment's rolling start (the start of its UTC day, in intervals).
 let today = ENIntervalNumber(date: referenceDate).rollingStart
 
-/// A valid diagnosis key numbered `n`: its first 8 bytes are `n`, the risk level and onset vary with `n`.
+/// A valid diagnosis key numbered `n`: its first 8 bytes are `n`, the risk level (1 to 8, never 0, which the
+/// publish rules back-fill from the report type) and the days since onset (known, as the rules make them) vary
+/// with `n`.
 func makeKey(
     _ n: Int, start: ENIntervalNumber, reportType: ENDiagnosisReportType = .confirmedTest
 ) -> ENTemporaryExposureKey {
     var keyData = Data(repeating: 0x5A, count: 16)
     withUnsafeBytes(of: UInt64(n).littleEndian) { keyData.replaceSubrange(0..<8, with: $0) }
     return ENTemporaryExposureKey(
-        keyData: keyData, rollingStartNumber: start, transmissionRiskLevel: UInt8(n % 8),
-        diagnosisReportType: reportType,
-        daysSinceOnsetOfSymptoms: n % 3 == 0 ? ENDaysSinceOnsetOfSymptomsUnknown : n % 14 - 7)
+        keyData: keyData, rollingStartNumber: start, transmissionRiskLevel: UInt8(n % 8 + 1),
+        diagnosisReportType: reportType, daysSinceOnsetOfSymptoms: n % 14 - 7)
 }
 
 /// A clock the test moves by hand.
@@ -36,15 +38,20 @@ final class TestClock: Sendable {
 }
 
 /// An in-memory key server on `clock`, signing with a fresh key as key id "310", version "v1", without padding
-/// unless `configure` sets it.
+/// unless `configure` sets it. Its publish rules are Google's except where `rules` says otherwise; by default
+/// still-valid keys are released at once (Google's `DEBUG_RELEASE_SAME_DAY_KEYS`), so that a key of today is
+/// exported by the next publish, keys are exportable from their arrival second (`TRUNCATE_WINDOW` 1 s), and a
+/// post takes any number of keys with one start (the tests of those limits are the publish API's).
 struct TestServer {
     let clock: TestClock
     let signingKey: P256SigningKey
-    let server: ENKeyServer
+    let store: ENKeyServerSQLiteStore
+    let server: ENDiagnosisKeyServer
 
     init(
-        clock: TestClock = TestClock(), maximumKeysPerFile: Int = 750_000, store: ENKeyServerStore? = nil,
+        clock: TestClock = TestClock(), maximumKeysPerFile: Int = 750_000, store: ENKeyServerSQLiteStore? = nil,
         signingKey: P256SigningKey? = nil, signers: [ENExportSigner]? = nil,
+        rules: ENPublishConfiguration = TestServer.rules,
         configure: (inout ENKeyServerConfiguration) -> Void = { _ in }
     ) throws {
         self.clock = clock
@@ -54,10 +61,14 @@ struct TestServer {
             region: "310", signers: signers ?? [ENExportSigner(signingKey: signingKey, keyID: "310", keyVersion: "v1")],
             maximumKeysPerFile: maximumKeysPerFile, padding: nil)
         configure(&configuration)
-        server = ENKeyServer(
-            store: try store ?? ENKeyServerStore(clock: { clock.now }), configuration: configuration,
-            clock: { clock.now })
+        let store = try store ?? ENKeyServerSQLiteStore(clock: { clock.now })
+        self.store = store
+        server = ENDiagnosisKeyServer(storage: store, configuration: configuration, rules: rules, clock: { clock.now })
     }
+
+    /// The tests' publish rules.
+    static let rules = ENPublishConfiguration(
+        maximumKeys: .max, maximumKeysPerStartInterval: .max, truncateWindow: 1, releasesStillValidKeys: true)
 
     /// A verifier trusting this server's key, as an app configured for region 310 would.
     var verifier: ENExportVerifier {
@@ -80,6 +91,3 @@ func sorted(_ keys: [ENTemporaryExposureKey]) -> [ENTemporaryExposureKey] {
             || (a.keyData == b.keyData && a.rollingStartNumber < b.rollingStartNumber)
     }
 }
-
-/// Runs `body` in a synchronous context, where the synchronous forms of the server's operations are chosen.
-func synchronously<T>(_ body: () throws -> T) rethrows -> T { try body() }

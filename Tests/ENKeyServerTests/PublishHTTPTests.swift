@@ -1,5 +1,6 @@
 import ENCore
 import ENKeyServer
+import ENTestSupport
 import Foundation
 import Testing
 
@@ -19,11 +20,10 @@ struct PublishHTTPTests {
     }
 
     private func validBody(padding: String = "") -> String {
-        let key = sentKey(1)
-        return """
-            {"temporaryExposureKeys":[{"key":"\(key.key)","rollingStartNumber":\(key.rollingStartNumber),\
-            "rollingPeriod":144}],"healthAuthorityID":"\(appID)","padding":"\(padding)"}
-            """
+        PublishRequestBody(
+            keys: [ENTemporaryExposureKey(keyData: keyData(1), rollingStartNumber: today.adding(-144))],
+            healthAuthorityID: appID, padding: padding
+        ).json
     }
 
     @Test(arguments: [nil, "", "text/plain", "Application/JSON", "application/jso", "json"])

@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENKeyServer
+import ENKeyServerSQLite
 import ENTestSupport
 import Foundation
 import Testing
@@ -12,12 +13,12 @@ struct PublishRevisionTests {
     /// Handlers for several report types on one store, clock and token key set.
     private struct Server {
         let clock = TestClock()
-        let store: ENKeyServerStore
+        let store: ENKeyServerSQLiteStore
         let tokenKeys: ENRevisionTokenKeys
 
         init(tokenKeys: ENRevisionTokenKeys? = nil) throws {
             let clock = self.clock
-            store = try ENKeyServerStore(clock: { clock.now })
+            store = try ENKeyServerSQLiteStore(clock: { clock.now })
             self.tokenKeys = try tokenKeys ?? ENRevisionTokenKeys.generate()
         }
 

@@ -1,5 +1,6 @@
 import ENCore
 import ENKeyServer
+import ENKeyServerSQLite
 import Foundation
 import Testing
 

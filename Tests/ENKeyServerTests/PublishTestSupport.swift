@@ -1,7 +1,7 @@
 import ENCore
 import ENCrypto
 import ENKeyServer
-import ENStore
+import ENKeyServerSQLite
 import Foundation
 
 /// The interval of the reference moment (2026-05-09 06:13:20 UTC).
@@ -24,18 +24,18 @@ struct FixedVerifier: ENPublishCertificateVerifier {
 /// A publish handler on an in-memory store and a test clock.
 struct PublishTest {
     let clock: TestClock
-    let store: ENKeyServerStore
+    let store: ENKeyServerSQLiteStore
     let handler: ENPublishHandler
     let tokenKeys: ENRevisionTokenKeys
 
     init(
         clock: TestClock = TestClock(), verifier: any ENPublishCertificateVerifier = ENAcceptAllCertificateVerifier(),
         bypassesCertificateVerification: Bool = false, bypassesRevisionToken: Bool = false,
-        tokenKeys: ENRevisionTokenKeys? = nil, store: ENKeyServerStore? = nil,
+        tokenKeys: ENRevisionTokenKeys? = nil, store: ENKeyServerSQLiteStore? = nil,
         configure: (inout ENPublishConfiguration) -> Void = { _ in }
     ) throws {
         self.clock = clock
-        let store = try store ?? ENKeyServerStore(clock: { clock.now })
+        let store = try store ?? ENKeyServerSQLiteStore(clock: { clock.now })
         self.store = store
         let tokenKeys = try tokenKeys ?? ENRevisionTokenKeys.generate()
         self.tokenKeys = tokenKeys
@@ -68,7 +68,7 @@ struct PublishTest {
 
     /// Every stored key, in storage order.
     func storedKeys() async throws -> [ENTemporaryExposureKey] {
-        try await store.read(.diagnosisKeysAwaitingExport)
+        try await store.diagnosisKeysAwaitingExport()
     }
 }
 

@@ -1,6 +1,6 @@
 import ENCore
 import ENKeyServer
-import ENStore
+import ENKeyServerSQLite
 import ENTestSupport
 import Foundation
 import Testing
@@ -40,7 +40,7 @@ enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }
             let stores = try (0..<count).map { _ in
-                try ENKeyServerStore(path: directory.path("keys.sqlite"), clock: { clock.now })
+                try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { clock.now })
             }
             return try await body(stores)
         case .postgres:

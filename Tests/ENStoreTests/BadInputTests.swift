@@ -1,4 +1,5 @@
 import ENCore
+import ENSQLite
 import ENStore
 import ENTestSupport
 import Foundation

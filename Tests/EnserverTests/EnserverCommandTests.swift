@@ -3,6 +3,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import ENTestSupport
 import EnserverKit
 import Foundation
@@ -42,7 +43,7 @@ struct EnserverCommandTests {
         let signingKey = try P256SigningKey()
         // Keys published at 01:00 into the store file the command then opens.
         do {
-            let store = try ENKeyServerStore(path: directory.path("keys.sqlite"), clock: { startDate })
+            let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
             let handler = ENPublishHandler(
                 storage: store,
                 configuration: ENPublishConfiguration(
@@ -86,7 +87,7 @@ struct EnserverCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let signingKey = try P256SigningKey()
-        let store = try ENKeyServerStore(path: directory.path("keys.sqlite"), clock: { startDate })
+        let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
         let handler = ENPublishHandler(
             storage: store,
             configuration: ENPublishConfiguration(

@@ -2,6 +2,7 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import ENSimulator
 import ENTestSupport
 import EnserverKit
@@ -20,7 +21,7 @@ struct TestClockServer {
         let clock = TestClock(start: start)
         self.clock = clock
         signingKey = try P256SigningKey()
-        let store = try ENKeyServerStore(clock: { clock.now })
+        let store = try ENKeyServerSQLiteStore(clock: { clock.now })
         let exporter = ENKeyServerExporter(
             storage: store,
             configuration: ENKeyServerConfiguration(
@@ -55,8 +56,7 @@ struct EnserverSimulationTests {
     func testClockRoutes() async throws {
         let start = Date(timeIntervalSince1970: 1_585_699_200)  // 2020-04-01T00:00:00Z
         let server = try TestClockServer(start: start)
-        try await server.http.withRunningServer { port in
-            let client = LoopbackClient(port: port)
+        try await server.http.withRoutes { client in
             let json = ["Content-Type": "application/json"]
             let moved = try await client.request(
                 "/v1/test/clock", method: "POST", headers: json, body: Data(#"{"now": "2020-04-02T10:00:00Z"}"#.utf8))

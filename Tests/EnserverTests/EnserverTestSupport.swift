@@ -3,9 +3,13 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import ENTestSupport
 import EnserverKit
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -28,17 +32,19 @@ final class ManualClock: Sendable {
 struct ServerUnderTest {
     let clock: ManualClock
     let signingKey: P256SigningKey
-    let server: ENKeyServer
+    let store: ENKeyServerSQLiteStore
+    let server: ENDiagnosisKeyServer
     let http: KeyServerHTTP
 
     init(clock: ManualClock = ManualClock(), databasePath: String? = nil, signingKey: P256SigningKey? = nil) throws {
         self.clock = clock
         let store =
-            try databasePath.map { path in try ENKeyServerStore(path: path, clock: { clock.now }) }
-            ?? ENKeyServerStore(clock: { clock.now })
+            try databasePath.map { path in try ENKeyServerSQLiteStore(path: path, clock: { clock.now }) }
+            ?? ENKeyServerSQLiteStore(clock: { clock.now })
+        self.store = store
         self.signingKey = try signingKey ?? P256SigningKey()
-        server = ENKeyServer(
-            store: store,
+        server = ENDiagnosisKeyServer(
+            storage: store,
             configuration: ENKeyServerConfiguration(
                 region: "US", signers: [ENExportSigner(signingKey: self.signingKey, keyID: "310", keyVersion: "v1")],
                 exportPeriod: 4 * 3600, exportRoot: "exposureKeyExport-US"),
@@ -59,18 +65,14 @@ struct ServerUnderTest {
 /// A publish request body with `count` keys (numbered from `first`, at most 14), key `n` of the `n`-th day before
 /// the clock's day (Google's server takes at most 3 keys per start interval).
 func publishBody(count: Int, first: Int = 1, at date: Date = startDate) -> String {
-    let today = Int(ENIntervalNumber(date: date)) / 144 * 144
-    let keys = (first..<(first + count)).map { n -> String in
+    let today = ENIntervalNumber(date: date).rollingStart
+    let keys = (first..<(first + count)).map { n in
         var data = Data(repeating: 0x5A, count: 16)
         withUnsafeBytes(of: UInt64(n).bigEndian) { data.replaceSubrange(0..<8, with: $0) }
-        return """
-            {"key": "\(data.base64EncodedString())", "rollingStartNumber": \(today - 144 * (1 + (n - 1) % 14)), \
-            "rollingPeriod": 144, "transmissionRisk": 3}
-            """
+        return ENTemporaryExposureKey(
+            keyData: data, rollingStartNumber: today.adding(-144 * (1 + (n - 1) % 14)), transmissionRiskLevel: 3)
     }
-    return """
-        {"temporaryExposureKeys": [\(keys.joined(separator: ", "))], "healthAuthorityID": "com.example.app"}
-        """
+    return PublishRequestBody(keys: keys, healthAuthorityID: "com.example.app").json
 }
 
 /// A JSON object from a response body.
@@ -91,24 +93,51 @@ struct HTTPReply: Sendable {
     }
 }
 
-/// A client of a server running on loopback, through Foundation's URLSession (libcurl on Linux).
+/// A client of the server's routes: in process through HummingbirdTesting's router (no socket), or over a
+/// loopback socket through Foundation's URLSession (libcurl on Linux) for a server that listens.
 struct LoopbackClient: Sendable {
-    let port: Int
+    private enum Transport: Sendable {
+        case socket(port: Int)
+        case router(any TestClientProtocol)
+    }
+
+    private let transport: Transport
+
+    /// A client of the server listening on loopback port `port`.
+    init(port: Int) { transport = .socket(port: port) }
+
+    /// A client of the routes of HummingbirdTesting's `client`.
+    init(_ client: any TestClientProtocol) { transport = .router(client) }
 
     func request(
         _ path: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil
     ) async throws -> HTTPReply {
-        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
-        request.httpMethod = method
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
+        switch transport {
+        case .socket(let port):
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+            request.httpMethod = method
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            request.httpBody = body
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = try #require(response as? HTTPURLResponse)
+            var fields: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { fields[name] = value }
+            }
+            return HTTPReply(status: http.statusCode, headers: fields, body: data)
+        case .router(let client):
+            var fields = HTTPFields()
+            for (name, value) in headers { fields[try #require(HTTPField.Name(name))] = value }
+            return try await client.execute(
+                uri: path, method: try #require(HTTPRequest.Method(method)), headers: fields,
+                body: body.map { ByteBuffer(bytes: $0) }
+            ) { response in
+                var headers: [String: String] = [:]
+                for field in response.headers { headers[field.name.canonicalName] = field.value }
+                return HTTPReply(
+                    status: Int(response.status.code), headers: headers, body: Data(response.body.readableBytesView))
+            }
         }
-        return HTTPReply(status: http.statusCode, headers: fields, body: data)
     }
 
     func publish(_ body: String, headers: [String: String] = ["Content-Type": "application/json"]) async throws
@@ -118,11 +147,21 @@ struct LoopbackClient: Sendable {
     }
 }
 
+extension KeyServerHTTP {
+    /// Runs `body` with a client of the routes, in process through HummingbirdTesting (no socket: what the
+    /// routes answer is the test's subject; `withRunningServer` has its own tests over a socket).
+    func withRoutes<Value: Sendable>(
+        _ body: @escaping @Sendable (LoopbackClient) async throws -> Value
+    ) async throws -> Value {
+        try await Application(router: router()).test(.router) { client in try await body(LoopbackClient(client)) }
+    }
+}
+
 extension ServerUnderTest {
-    /// Runs the server on a free loopback port for the duration of `body`.
+    /// Runs `body` with a client of the server's routes, in process.
     func live<Value: Sendable>(_ body: @escaping @Sendable (LoopbackClient) async throws -> Value) async throws -> Value
     {
-        try await http.withRunningServer { port in try await body(LoopbackClient(port: port)) }
+        try await http.withRoutes(body)
     }
 }
 

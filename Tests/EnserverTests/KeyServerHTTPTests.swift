@@ -2,13 +2,13 @@ import ENCore
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
-import ENStore
+import ENKeyServerSQLite
 import ENTestSupport
 import EnserverKit
 import Foundation
 import Testing
 
-/// The routes over a real socket: each test runs the server on a free loopback port.
+/// The routes, in process through HummingbirdTesting's router; the last test runs them over a loopback socket.
 @Suite("enserver: the HTTP routes")
 struct KeyServerHTTPTests {
     @Test("a publish is answered as Google's server answers it, and its keys are stored")
@@ -25,7 +25,7 @@ struct KeyServerHTTPTests {
         let padding = try #require(object["padding"] as? String)
         #expect((1368...2732).contains(padding.count), "\(padding.count)")
         #expect(object["code"] == nil && object["error"] == nil)
-        #expect(try await sut.server.store.read(.diagnosisKeysAwaitingExport).count == 3)
+        #expect(try await sut.store.diagnosisKeysAwaitingExport().count == 3)
     }
 
     @Test("wrong content type: 415; oversized body: 413; broken JSON: 400; unknown app: 401; nothing stored")
@@ -43,7 +43,7 @@ struct KeyServerHTTPTests {
         let codes = try replies.map { try jsonObject($0.text)["code"] as? String }
         #expect(codes == ["bad_request", "bad_request", "bad_request", "unknown_health_authority_id"])
         #expect(replies.allSatisfy { $0.header("x-api-version") == "v1" })
-        #expect(try await sut.server.store.read(.diagnosisKeysAwaitingExport).isEmpty)
+        #expect(try await sut.store.diagnosisKeysAwaitingExport().isEmpty)
     }
 
     @Test(
@@ -65,7 +65,7 @@ struct KeyServerHTTPTests {
         // Sized like the real answer, within base64's rounding and the real padding's own variation.
         #expect(abs(later.body.count - real.body.count) <= 4, "\(later.body.count) vs \(real.body.count)")
         // Only the real request's key is stored: the chaff bodies were never read.
-        #expect(try await sut.server.store.read(.diagnosisKeysAwaitingExport).count == 1)
+        #expect(try await sut.store.diagnosisKeysAwaitingExport().count == 1)
     }
 
     @Test("exported files and index.txt are served by path, as a CDN would serve them; they verify")
@@ -146,7 +146,10 @@ struct KeyServerHTTPTests {
         async let fromSecond = second.server.publish()
         let exported = try await fromFirst.count + fromSecond.count
         #expect(exported == 1)
-        let index = try await second.live { client in try await client.request("/exposureKeyExport-US/index.txt") }
+        // Over a loopback socket: the server listens and answers as the routes do.
+        let index = try await second.http.withRunningServer { port in
+            try await LoopbackClient(port: port).request("/exposureKeyExport-US/index.txt")
+        }
         #expect(index.status == 200 && index.text.split(separator: "\n").count == 1)
     }
 }

@@ -1,6 +1,7 @@
 import ENCore
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import ENSimulator
 import ENTestSupport
 import ExposureNotificationKit
@@ -16,8 +17,8 @@ struct KeyServerDetectionTests {
         try scenario.encounter()
         let keys = try await scenario.releasedKeys(reportType: .selfReported)
         let serverTime = DetectionScenario.encounterStart.addingTimeInterval(3_600)
-        let server = ENKeyServer(
-            store: try ENKeyServerStore(),
+        let server = ENDiagnosisKeyServer(
+            storage: try ENKeyServerSQLiteStore(),
             configuration: ENKeyServerConfiguration(
                 region: "310",
                 signers: [ENExportSigner(signingKey: scenario.signingKey, keyID: "310", keyVersion: "v1")]),

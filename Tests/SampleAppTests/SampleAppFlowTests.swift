@@ -1,6 +1,7 @@
 import ENCrypto
 import ENExportFormat
 import ENKeyServer
+import ENKeyServerSQLite
 import ENSimulator
 import ENTestSupport
 import ExposureNotificationKit
@@ -31,11 +32,13 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "SampleAppTests")
         let clock = SampleClock(Self.start)
         let signingKey = try P256SigningKey()
-        let keyServer = try ENKeyServer(
-            store: ENKeyServerStore { clock.now },
+        let keyServer = ENDiagnosisKeyServer(
+            storage: try ENKeyServerSQLiteStore { clock.now },
             configuration: ENKeyServerConfiguration(
                 region: "310", signers: [ENExportSigner(signingKey: signingKey, keyID: "310", keyVersion: "v1")]),
-            clock: { clock.now })
+            // The encounter is on the day the keys are shared: release the day's key at once (Google's
+            // DEBUG_RELEASE_SAME_DAY_KEYS), as a whole-system test may.
+            rules: ENPublishConfiguration(releasesStillValidKeys: true), clock: { clock.now })
         let radio = SampleRadio()
         let scheduler = ENManualScheduler()
         let consent = YesConsent()
@@ -125,8 +128,10 @@ import Testing
             radio.hear(ENSighting(rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: -60))
         }
         otherClock.set(encounter.addingTimeInterval(3600))
+        // The key server's clock is this device's: it refuses keys from its future.
+        try move(to: encounter.addingTimeInterval(3600))
         Server.shared.postDiagnosisKeys(try await other.getDiagnosisKeys()) { #expect($0 == nil) }
-        let published = try await keyServer.publish()
+        let published = try await SampleAppBackend.publish()
         #expect(!published.isEmpty)
         try move(to: encounter.addingTimeInterval(7200))
 

@@ -34,9 +34,11 @@ public struct ENPublishConfiguration: Sendable {
     /// The largest request body, 64,000 bytes (Google's `maxBodyBytes`, not configurable there).
     public var maximumBodyBytes: Int
 
-    /// Creates a configuration with Google's defaults.
+    /// Creates a configuration with Google's defaults. Without apps and revision-token keys it serves only a
+    /// trusted in-process caller (``ENDiagnosisKeyServer``), which needs neither.
     public init(
-        authorizedApps: [ENPublishAuthorizedApp], revisionTokenKeys: ENRevisionTokenKeys, maximumKeys: Int = 30,
+        authorizedApps: [ENPublishAuthorizedApp] = [],
+        revisionTokenKeys: ENRevisionTokenKeys = ENRevisionTokenKeys(currentKeyID: 0, keys: [:]), maximumKeys: Int = 30,
         maximumKeysPerStartInterval: Int = 3, maximumKeyAge: TimeInterval = 360 * 3600,
         truncateWindow: TimeInterval = 3600, releasesStillValidKeys: Bool = false, maximumSymptomOnsetDays: Int = 14,
         maximumSymptomOnsetReportDays: Int = 28, defaultSymptomOnsetDaysAgo: Int = 4,

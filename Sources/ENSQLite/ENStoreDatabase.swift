@@ -12,7 +12,7 @@ public final class ENStoreDatabase: Sendable {
     /// The file the database lives in, or `nil` in memory.
     public let path: String?
 
-    let writer: any DatabaseWriter
+    package let writer: any DatabaseWriter
 
     /// Opens (creating if needed) the file at `path` as a store of `schema` and migrates it.
     ///
@@ -58,7 +58,7 @@ public final class ENStoreDatabase: Sendable {
     package var displayPath: String { path ?? ":memory:" }
 
     /// The most bytes of write-ahead log left on disk once a checkpoint has copied it into the database.
-    static let logSizeLimit = 4 << 20
+    package static let logSizeLimit = 4 << 20
 
     private static func configuration(_ schema: StoreSchema) -> Configuration {
         var configuration = Configuration()
@@ -189,15 +189,15 @@ public final class ENStoreDatabase: Sendable {
 
     // MARK: Running requests (every store operation goes through these)
 
-    func read<T>(_ body: (Database) throws -> T) throws(ENError) -> T {
+    package func read<T>(_ body: (Database) throws -> T) throws(ENError) -> T {
         do { return try writer.read(body) } catch { throw ENError.store(error, path: displayPath) }
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ENError) -> T {
+    package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ENError) -> T {
         do { return try await writer.read(body) } catch { throw ENError.store(error, path: displayPath) }
     }
 
-    func write<T>(_ mode: ENStoreWriteMode, _ body: (Database) throws -> T) throws(ENError) -> T {
+    package func write<T>(_ mode: ENStoreWriteMode, _ body: (Database) throws -> T) throws(ENError) -> T {
         do {
             return try writer.writeWithoutTransaction { db in try Self.run(db, mode, truncating: path != nil, body) }
         } catch {
@@ -205,7 +205,7 @@ public final class ENStoreDatabase: Sendable {
         }
     }
 
-    func write<T: Sendable>(_ mode: ENStoreWriteMode, _ body: @escaping @Sendable (Database) throws -> T)
+    package func write<T: Sendable>(_ mode: ENStoreWriteMode, _ body: @escaping @Sendable (Database) throws -> T)
         async throws(ENError) -> T
     {
         do {
@@ -238,7 +238,7 @@ public final class ENStoreDatabase: Sendable {
 
     // MARK: Integrity and closing
 
-    func checkIntegrity() throws(ENError) {
+    package func checkIntegrity() throws(ENError) {
         let messages = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         guard messages == ["ok"] else {
             throw ENError(
@@ -254,7 +254,15 @@ public final class ENStoreDatabase: Sendable {
 
 /// How an update runs: in one transaction (always, except in the tests that prove readers would otherwise see
 /// half of it), and whether it truncates the write-ahead log afterwards (erasing).
-struct ENStoreWriteMode: Sendable {
-    var transactional = true
-    var truncatesLog = false
+package struct ENStoreWriteMode: Sendable {
+    /// Whether the update runs in one transaction.
+    package var transactional = true
+    /// Whether the write-ahead log is truncated after the commit.
+    package var truncatesLog = false
+
+    /// Creates a mode.
+    package init(transactional: Bool = true, truncatesLog: Bool = false) {
+        self.transactional = transactional
+        self.truncatesLog = truncatesLog
+    }
 }

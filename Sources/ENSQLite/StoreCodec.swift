@@ -11,9 +11,9 @@ package enum StoreCodec {
     package static func date(_ column: Double) -> Date { Date(timeIntervalSinceReferenceDate: column) }
 
     /// The length of a sighting's payload: RPI 16, AEM 4, RSSI 1, calibration 1, timestamp 8.
-    static let sightingPayloadLength = 30
+    package static let sightingPayloadLength = 30
 
-    static func sightingPayload(_ sighting: ENSighting) -> Data {
+    package static func sightingPayload(_ sighting: ENSighting) -> Data {
         var bytes = [UInt8]()
         bytes.reserveCapacity(sightingPayloadLength)
         bytes.append(contentsOf: sighting.rpi.bytes)
@@ -25,7 +25,7 @@ package enum StoreCodec {
         return Data(bytes)
     }
 
-    static func sighting(fromPayload payload: Data) throws(ENError) -> ENSighting {
+    package static func sighting(fromPayload payload: Data) throws(ENError) -> ENSighting {
         guard payload.count == sightingPayloadLength else {
             throw ENError(.badFormat, "a stored sighting is \(sightingPayloadLength) bytes, found \(payload.count)")
         }
@@ -50,7 +50,7 @@ package enum StoreCodec {
     }
 
     /// Associated data that binds a sealed value to its table and interval.
-    static func context(_ table: String, _ interval: UInt32) -> Data {
+    package static func context(_ table: String, _ interval: UInt32) -> Data {
         var data = Data("ENStore.\(table).".utf8)
         withUnsafeBytes(of: interval.littleEndian) { data.append(contentsOf: $0) }
         return data

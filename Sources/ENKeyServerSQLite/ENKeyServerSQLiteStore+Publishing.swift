@@ -1,34 +1,19 @@
 public import ENCore
-public import ENStore
+public import ENKeyServer
+internal import ENSQLite
 public import Foundation
 internal import GRDB
 
 /// The publish API's storage primitives on SQLite.
-extension ENKeyServerStore: ENKeyServerStorage {
-    /// The stored keys with the given key data, one per key data (the first stored, when the legacy post
-    /// stored one key data under two rolling starts).
-    public func storedKeys(withKeyData keyData: [Data]) async throws(ENError) -> [ENStoredDiagnosisKey] {
-        try await read(.storedKeys(withKeyData: keyData))
-    }
-
-    /// Inserts and revises in one transaction; see ``ENKeyServerStorage/insertAndRevise(inserting:revising:)``.
-    public func insertAndRevise(
-        inserting insertions: [ENKeyServerInsertion], revising revisions: [ENKeyServerRevision]
-    ) async throws(ENError) -> [Data] {
-        try await write(.insertAndRevise(inserting: insertions, revising: revisions))
-    }
-}
-
-extension ENStoreQuery where Store == ENKeyServerStore {
+extension ENKeyServerSQLiteStore: ENKeyServerStorage {
     /// The stored keys with the given key data, one per key data, in the order of `keyData`.
-    public static func storedKeys(withKeyData keyData: [Data]) -> ENStoreQuery<ENKeyServerStore, [ENStoredDiagnosisKey]>
-    {
-        .init { _, db in
+    public func storedKeys(withKeyData keyData: [Data]) async throws(ENError) -> [ENStoredDiagnosisKey] {
+        try await read { db in
             let find = try db.cachedStatement(
                 sql: """
                     SELECT \(StoreCodec.keyColumns), received_at, revised_report_type, revised_days_since_onset,
                         revised_at
-                    FROM key_server_keys WHERE key_data = ? ORDER BY id LIMIT 1
+                    FROM key_server_keys WHERE key_data = ?
                     """)
             var seen = Set<Data>()
             var result: [ENStoredDiagnosisKey] = []
@@ -51,28 +36,25 @@ extension ENStoreQuery where Store == ENKeyServerStore {
             return result
         }
     }
-}
 
-extension ENStoreUpdate where Store == ENKeyServerStore {
     /// Inserts keys whose key data is not stored yet and revises stored keys not revised yet, in one
-    /// transaction; returns the key data of the keys inserted.
+    /// transaction; see `ENKeyServerStorage.insertAndRevise(inserting:revising:)`.
     ///
-    /// - Throws: `ENError.Code.badParameter` when a key to revise is missing or already revised (a
-    ///   concurrent publish revised it); nothing is written then.
-    public static func insertAndRevise(
+    /// - Throws: `ENError.Code.badParameter` when a key to revise is missing or already revised (a concurrent
+    ///   publish revised it); nothing is written then.
+    public func insertAndRevise(
         inserting insertions: [ENKeyServerInsertion], revising revisions: [ENKeyServerRevision]
-    ) -> ENStoreUpdate<ENKeyServerStore, [Data]> {
-        .init { _, db in
+    ) async throws(ENError) -> [Data] {
+        try await write { db in
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO key_server_keys (\(StoreCodec.keyColumns), received_at)
-                    SELECT ?, ?, ?, ?, ?, ?, ?, ?
-                    WHERE NOT EXISTS (SELECT 1 FROM key_server_keys WHERE key_data = ?)
+                    INSERT INTO key_server_keys (\(StoreCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (key_data) DO NOTHING
                     """)
             var inserted: [Data] = []
             for insertion in insertions {
                 var arguments = StoreCodec.keyArguments(insertion.key)
-                arguments += [StoreCodec.column(insertion.exportableAt), insertion.key.keyData]
+                arguments += [StoreCodec.column(insertion.exportableAt)]
                 try insert.execute(arguments: arguments)
                 if db.changesCount == 1 { inserted.append(insertion.key.keyData) }
             }
@@ -80,7 +62,7 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                 sql: """
                     UPDATE key_server_keys SET revised_report_type = ?, revised_days_since_onset = ?, revised_at = ?,
                         revised_batch_index = NULL
-                    WHERE id = (SELECT MIN(id) FROM key_server_keys WHERE key_data = ?) AND revised_at IS NULL
+                    WHERE key_data = ? AND revised_at IS NULL
                     """)
             for (index, revision) in revisions.enumerated() {
                 let onset: Int64? =

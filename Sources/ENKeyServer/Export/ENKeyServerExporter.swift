@@ -5,8 +5,7 @@ public import Foundation
 /// A key server's export side on any ``ENKeyServerExportStorage``: cutting due batches into signed files,
 /// serving them by name and in Google's `index.txt`, the export directory, and retention.
 ///
-/// ``ENKeyServer`` runs one on its SQLite store; a server on another database (`enserver --postgres`) runs one on
-/// that database's storage. Several exporters, in one process or many, may work on one storage at once: each
+/// ``ENDiagnosisKeyServer`` runs one on its storage, as `enserver` does on SQLite or PostgreSQL. Several exporters, in one process or many, may work on one storage at once: each
 /// batch is claimed under a lease (``ENKeyServerExportLease``) and exported by one of them.
 ///
 /// ```swift
@@ -70,7 +69,14 @@ public struct ENKeyServerExporter: Sendable {
     /// One published file by name; `nil` when unknown or when its batch ended before the retention period.
     public func file(named name: String) async throws(ENError) -> ENKeyServerFile? {
         guard let file = try await storage.exportFile(named: name) else { return nil }
-        return file.endTimestamp > ENKeyServerExporter.unixSeconds(retentionCutoff) ? file : nil
+        return file.endTimestamp > ExportBatchWindow.unixSeconds(retentionCutoff) ? file : nil
+    }
+
+    /// The published files from index `index` on, in index order, without those whose batch ended before the
+    /// retention period.
+    public func files(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
+        let cutoff = ExportBatchWindow.unixSeconds(retentionCutoff)
+        return try await storage.exportFiles(startingAt: index).filter { $0.endTimestamp > cutoff }
     }
 
     /// Google's `index.txt`: the names of the files of batches that started in the retention period, with the
@@ -119,11 +125,6 @@ public struct ENKeyServerExporter: Sendable {
 
     /// The start of the retention period by the exporter's clock.
     var retentionCutoff: Date { clock().addingTimeInterval(-configuration.retention) }
-
-    /// `date` in whole UTC seconds since 1970 (0 before 1970), as export files and file names give times.
-    package static func unixSeconds(_ date: Date) -> UInt64 {
-        UInt64(max(0, date.timeIntervalSince1970.rounded(.down)))
-    }
 }
 
 extension ENKeyServerConfiguration {

@@ -29,6 +29,9 @@ public protocol ENKeyServerExportStorage: Sendable {
     /// The names of the files of batches that started after `cutoff`, sorted in byte order.
     func exportFileNames(startingAfter cutoff: Date) async throws(ENError) -> [String]
 
+    /// The files from index `index` on, in index order.
+    func exportFiles(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile]
+
     /// The file named `name`, or `nil`.
     func exportFile(named name: String) async throws(ENError) -> ENKeyServerFile?
 

@@ -2,7 +2,7 @@ public import ENCore
 public import ENExportFormat
 public import Foundation
 
-/// What an ``ENKeyServer`` publishes: the region and signing keys of its files, their size limit, how long keys
+/// What an ``ENDiagnosisKeyServer`` or ``ENKeyServerExporter`` publishes: the region and signing keys of its files, their size limit, how long keys
 /// and files are kept, the exposure configuration it serves, and how it cuts export batches (see
 /// <doc:GettingStartedWithENKeyServer#Export-batches>).
 public struct ENKeyServerConfiguration: Sendable {

@@ -17,7 +17,17 @@ struct PublishTransform {
     /// Why keys were dropped, or why the request is refused (when ``exposures`` is empty).
     var error: String?
 
-    init(_ request: ENPublishRequest, claims: ENVerifiedClaims?, at now: Date, configuration: ENPublishConfiguration) {
+    /// Applies the rules to `request` at `now`.
+    ///
+    /// - Parameters:
+    ///   - claims: what the request's verified certificate says (report type, symptom onset); `nil` without one.
+    ///   - trustedKeys: for a trusted in-process caller, which has no certificate: the request's keys as the caller
+    ///     gave them, one per request key. Each key's report type is its claim, and its days since onset, when
+    ///     known, replace the ones computed from the symptom onset. Every other rule applies unchanged.
+    init(
+        _ request: ENPublishRequest, claims: ENVerifiedClaims?, trustedKeys: [ENTemporaryExposureKey]? = nil,
+        at now: Date, configuration: ENPublishConfiguration
+    ) {
         let keys = request.temporaryExposureKeys
         guard !keys.isEmpty else {
             error = "no exposure keys in publish request"
@@ -88,11 +98,15 @@ struct PublishTransform {
             }
             var transmissionRisk = sent.transmissionRisk
             var reportType = ENDiagnosisReportType.unknown
-            if let claims {
-                reportType = claims.reportType
+            let trusted = trustedKeys.map { $0[index] }
+            if let claim = trusted.map({ ENVerifiedClaims(reportType: $0.diagnosisReportType) }) ?? claims {
+                reportType = claim.reportType
                 transmissionRisk = Self.backfilledTransmissionRisk(reportType, transmissionRisk)
             }
-            let daysSinceOnset = Self.days(from: onset, to: start)
+            var daysSinceOnset = Self.days(from: onset, to: start)
+            if let trusted, trusted.hasKnownDaysSinceOnsetOfSymptoms {
+                daysSinceOnset = trusted.daysSinceOnsetOfSymptoms
+            }
             guard abs(daysSinceOnset) <= configuration.maximumSymptomOnsetDays else {
                 warnings.append(
                     "key \(index) symptom onset is too large, \(abs(daysSinceOnset)) > \(configuration.maximumSymptomOnsetDays) - saving without this key"

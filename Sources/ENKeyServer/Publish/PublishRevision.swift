@@ -9,6 +9,8 @@ enum PublishRevision {
     struct Outcome {
         /// How many keys were inserted.
         var inserted = 0
+        /// How many stored keys were revised.
+        var revised = 0
         /// The keys inserted or revised now (negative keys included, though not stored), for the new token.
         var tokenKeys: [RevisionToken.Key] = []
     }
@@ -104,6 +106,7 @@ enum PublishRevision {
         guard !insertions.isEmpty || !revisions.isEmpty else { return outcome }
         do {
             outcome.inserted = try await storage.insertAndRevise(inserting: insertions, revising: revisions).count
+            outcome.revised = revisions.count
         } catch {
             throw .storage(error)
         }

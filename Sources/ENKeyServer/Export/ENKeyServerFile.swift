@@ -34,3 +34,11 @@ public struct ENKeyServerFile: Hashable, Sendable {
         self.data = data
     }
 }
+
+extension ENKeyServerFile {
+    /// Google's name of file `number` (1-based) of the batch from `start` to `end`: `START-END-NNNNN.zip`.
+    package static func name(start: UInt64, end: UInt64, number: Int) -> String {
+        let digits = String(number)
+        return "\(start)-\(end)-\(String(repeating: "0", count: max(0, 5 - digits.count)))\(digits).zip"
+    }
+}

@@ -25,7 +25,7 @@ package struct StoreSchema: Sendable {
     /// The migration identifiers this build knows, oldest first.
     package var versions: [String] { migrations.map(\.identifier) }
 
-    var migrator: DatabaseMigrator {
+    package var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for migration in migrations {
             migrator.registerMigration(migration.identifier, migrate: migration.migrate)

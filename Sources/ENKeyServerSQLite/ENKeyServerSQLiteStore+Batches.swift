@@ -1,25 +1,24 @@
 public import ENCore
-public import ENStore
+public import ENKeyServer
+internal import ENSQLite
 public import Foundation
 internal import GRDB
 
 /// The export primitives on SQLite: claiming a due batch under a lease, reading its keys, recording its files,
-/// releasing it, and the names `index.txt` lists. Each is one transaction; ``ENKeyServerStore`` runs them for
+/// releasing it, and the names `index.txt` lists. Each is one transaction; ``ENKeyServerSQLiteStore`` runs them for
 /// `ENKeyServerStorage`.
-extension ENStoreUpdate where Store == ENKeyServerStore {
+extension ENKeyServerSQLiteStore {
     /// Creates the batches due at `date` and claims the oldest open batch that no exporter holds (or whose lease
     /// expired) for `owner`, in one transaction; `nil` when there is none.
     ///
-    /// With an `exportPeriod`, due batches are Google's (`ENKeyServerConfiguration` explains the rule). Without
-    /// one, a batch of everything waiting (new keys that arrived and revisions made by `date`) is created when
-    /// something waits and no batch is open: its window starts at the earliest arrival waiting (never before the
-    /// latest batch end) and ends at `date`, in whole UTC seconds, at least one second after its start.
+    /// The batches created are those `ENKeyServerConfiguration.batchWindows(latestEnd:earliestWaiting:at:)`
+    /// answers, the rule every storage follows.
     ///
     /// - Throws: `ENError.Code.badParameter` for invalid export settings; database errors.
-    public static func claimExportBatch(
-        _ configuration: ENKeyServerConfiguration, owner: String, at date: Date
-    ) -> ENStoreUpdate<ENKeyServerStore, ENKeyServerExportLease?> {
-        .init { _, db in
+    public func claimExportBatch(_ configuration: ENKeyServerConfiguration, owner: String, at date: Date)
+        async throws(ENError) -> ENKeyServerExportLease?
+    {
+        try await write { db in
             try configuration.validateExportSettings()
             let latestEnd = try Int64.fetchOne(db, sql: "SELECT MAX(end_timestamp) FROM key_server_batches")
             var nextIndex = (try Int.fetchOne(db, sql: "SELECT MAX(batch_index) FROM key_server_batches") ?? -1) + 1
@@ -36,18 +35,11 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                     ])
                 nextIndex += 1
             }
-            if configuration.exportPeriod != nil {
-                let latest = latestEnd.map { UInt64(max(0, $0)) }
-                for window in configuration.dueBatchWindows(after: latest, at: date) {
-                    try create(
-                        window, keysFrom: Date(timeIntervalSince1970: TimeInterval(window.lowerBound)),
-                        keysUntil: Date(timeIntervalSince1970: TimeInterval(window.upperBound)))
-                }
-            } else if try !Bool.fetchOne(
+            let hasOpen = try Bool.fetchOne(
                 db, sql: "SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open')")!
-            {
-                let until = StoreCodec.column(date).nextUp
-                let earliest = try Double.fetchOne(
+            var earliest: Date?
+            if let until = configuration.waitingKeysBound(openBatchExists: hasOpen, at: date) {
+                earliest = try Double.fetchOne(
                     db,
                     sql: """
                         SELECT MIN(arrival) FROM (
@@ -55,20 +47,14 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                             WHERE batch_index IS NULL AND received_at < ?
                             UNION ALL
                             SELECT MIN(revised_at) FROM key_server_keys
-                            WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
-                                AND revised_at < ?)
+                            WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < ?)
                         """,
-                    arguments: [until, until])
-                if let earliest {
-                    let now = KeyServerTables.unixSeconds(date)
-                    // From the earliest arrival waiting, but never before the latest end, even when the clock has
-                    // not passed it (two publishes within a second): windows never overlap, so names never repeat;
-                    // and a batch after a long pause starts recently, so that index.txt lists it.
-                    let start = max(
-                        latestEnd.map { UInt64(max(0, $0)) } ?? 0,
-                        min(KeyServerTables.unixSeconds(StoreCodec.date(earliest)), now))
-                    try create(start..<max(now, start + 1), keysFrom: nil, keysUntil: StoreCodec.date(until))
-                }
+                    arguments: [StoreCodec.column(until), StoreCodec.column(until)]
+                ).map(StoreCodec.date)
+            }
+            let latest = latestEnd.map { UInt64(max(0, $0)) }
+            for batch in configuration.batchWindows(latestEnd: latest, earliestWaiting: earliest, at: date) {
+                try create(batch.window, keysFrom: batch.keysFrom, keysUntil: batch.keysUntil)
             }
             guard
                 let row = try Row.fetchOne(
@@ -108,11 +94,11 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
     /// - Returns: the recorded files, in index order.
     /// - Throws: `ENError.Code.invalidated` when `lease.owner` no longer holds the batch (its lease expired and
     ///   another exporter claimed or completed it); nothing is recorded then. Database errors.
-    public static func completeExportBatch(
+    public func completeExportBatch(
         _ lease: ENKeyServerExportLease, files: [Data], paddingKeys: [ENTemporaryExposureKey],
         contents: ENKeyServerExportContents, at date: Date
-    ) -> ENStoreUpdate<ENKeyServerStore, [ENKeyServerFile]> {
-        .init { _, db in
+    ) async throws(ENError) -> [ENKeyServerFile] {
+        try await write { db in
             let holder = try Row.fetchOne(
                 db, sql: "SELECT status, lease_owner FROM key_server_batches WHERE batch_index = ?",
                 arguments: [lease.batchIndex])
@@ -157,17 +143,15 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
                     """,
                 arguments: [created, firstFileIndex, files.count, lease.batchIndex])
             let window = KeyServerTables.window(lease)
-            // Revisions first: their keys already carry a batch index, the new keys get theirs after. The
-            // revisions exported are those read, by key: a revision dated in the window but written after the read
-            // waits for the next batch instead of being marked exported unpublished.
+            // The revisions exported are those read, by key: a revision dated in the window but written after the
+            // read waits for the next batch instead of being marked exported unpublished.
             let markRevision = try db.cachedStatement(
                 sql: """
                     UPDATE key_server_keys SET revised_batch_index = ?
-                    WHERE key_data = ? AND rolling_start = ? AND revised_at IS NOT NULL
-                        AND revised_batch_index IS NULL AND batch_index IS NOT NULL
+                    WHERE key_data = ? AND revised_at IS NOT NULL AND revised_batch_index IS NULL
                     """)
             for key in contents.revisedKeys {
-                try markRevision.execute(arguments: [lease.batchIndex, key.keyData, Int64(key.rollingStartNumber)])
+                try markRevision.execute(arguments: [lease.batchIndex, key.keyData])
             }
             try db.execute(
                 sql: """
@@ -190,8 +174,8 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
     }
 
     /// Gives up `lease` (after a failed export), so that the batch can be claimed again at once.
-    public static func releaseExportBatch(_ lease: ENKeyServerExportLease) -> ENStoreUpdate<ENKeyServerStore, Void> {
-        .init { _, db in
+    public func releaseExportBatch(_ lease: ENKeyServerExportLease) async throws(ENError) {
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE key_server_batches SET lease_owner = NULL, lease_expires = NULL
@@ -202,13 +186,14 @@ extension ENStoreUpdate where Store == ENKeyServerStore {
     }
 }
 
-extension ENStoreQuery where Store == ENKeyServerStore {
+extension ENKeyServerSQLiteStore {
     /// The keys a claimed batch exports: the new keys not yet exported that arrived in its window (in arrival
-    /// order), and the revisions not yet exported made in it (in revision order).
-    public static func exportBatchContents(
-        _ lease: ENKeyServerExportLease
-    ) -> ENStoreQuery<ENKeyServerStore, ENKeyServerExportContents> {
-        .init { _, db in
+    /// order), and the revisions not yet exported made in it (in revision order), whether or not their key was
+    /// exported before: Google selects revisions by `revised_at` alone (`internal/publish/database/exposure.go`,
+    /// `IterateExposures` with `OnlyRevisedKeys`), so the batch that carries a key can carry its revision too.
+    public func exportBatchContents(_ lease: ENKeyServerExportLease) async throws(ENError) -> ENKeyServerExportContents
+    {
+        try await read { db in
             let window = KeyServerTables.window(lease)
             let lastRow = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM key_server_keys") ?? 0
             let keys = try KeyServerTables.keys(
@@ -224,8 +209,7 @@ extension ENStoreQuery where Store == ENKeyServerStore {
             let revised = try KeyServerTables.revisedKeys(
                 db,
                 where: """
-                    revised_at IS NOT NULL AND revised_batch_index IS NULL AND batch_index IS NOT NULL
-                        AND \(window.condition("revised_at"))
+                    revised_at IS NOT NULL AND revised_batch_index IS NULL AND \(window.condition("revised_at"))
                     """,
                 window.arguments)
             return ENKeyServerExportContents(
@@ -235,20 +219,20 @@ extension ENStoreQuery where Store == ENKeyServerStore {
 
     /// The names of the files of batches that started after `cutoff`, sorted in byte order (Go's
     /// `sort.Strings`): what Google's `index.txt` lists (`database/export.go` `LookupExportFiles`).
-    public static func exportFileNames(startingAfter cutoff: Date) -> ENStoreQuery<ENKeyServerStore, [String]> {
-        .init { _, db in
+    public func exportFileNames(startingAfter cutoff: Date) async throws(ENError) -> [String] {
+        try await read { db in
             try String.fetchAll(
                 db, sql: "SELECT name FROM key_server_files WHERE start_timestamp > ? ORDER BY name",
-                arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
+                arguments: [Int64(ExportBatchWindow.unixSeconds(cutoff))])
         }
     }
 
     /// The names of the files of batches that ended at or before `cutoff`: those retention deletes.
-    public static func exportFileNames(endingAtOrBefore cutoff: Date) -> ENStoreQuery<ENKeyServerStore, [String]> {
-        .init { _, db in
+    public func exportFileNames(endingAtOrBefore cutoff: Date) async throws(ENError) -> [String] {
+        try await read { db in
             try String.fetchAll(
                 db, sql: "SELECT name FROM key_server_files WHERE end_timestamp <= ? ORDER BY name",
-                arguments: [Int64(KeyServerTables.unixSeconds(cutoff))])
+                arguments: [Int64(ExportBatchWindow.unixSeconds(cutoff))])
         }
     }
 }

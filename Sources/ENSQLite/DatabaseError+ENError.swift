@@ -1,11 +1,11 @@
-internal import ENCore
+package import ENCore
 internal import Foundation
 internal import GRDB
 
 extension ENError {
     /// Maps any error thrown inside a database access to an `ENError` with the store's path as its context's
     /// file (an `ENError` from below keeps its own context and gains the file).
-    static func store(_ error: any Error, path: String) -> ENError {
+    package static func store(_ error: any Error, path: String) -> ENError {
         // An in-memory store has no file to name.
         let file = path == ":memory:" ? ENError.Context() : ENError.Context(file: path)
         if let error = error as? ENError { return error.adding(file) }

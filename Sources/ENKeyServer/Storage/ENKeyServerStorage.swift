@@ -2,7 +2,7 @@ public import ENCore
 public import Foundation
 
 /// A key server's storage as its logic uses it: a few dialect-neutral, `async` primitives, each one
-/// transaction, so that the same server runs on SQLite (``ENKeyServerStore``) or another database. The export
+/// transaction, so that the same server runs on SQLite (`ENKeyServerSQLiteStore`) or PostgreSQL (`ENKeyServerPostgresStore`). The export
 /// primitives are ``ENKeyServerExportStorage``'s; these are the publish API's.
 ///
 /// Keys are identified by their key data alone, as Google's server identifies them. A publish reads the

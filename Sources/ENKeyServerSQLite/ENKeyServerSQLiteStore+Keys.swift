@@ -1,0 +1,100 @@
+public import ENCore
+public import ENKeyServer
+internal import ENSQLite
+internal import Foundation
+internal import GRDB
+
+/// Erasing the store.
+extension ENKeyServerSQLiteStore {
+    /// Deletes every posted key, batch and published file in one transaction, then truncates the write-ahead
+    /// log.
+    public func eraseAll() async throws(ENError) {
+        try await write(truncatesLog: true) { db in
+            try db.execute(sql: "DELETE FROM key_server_files")
+            try db.execute(sql: "DELETE FROM key_server_keys")
+            try db.execute(sql: "DELETE FROM key_server_batches")
+            try db.execute(sql: "DELETE FROM sqlite_sequence")
+        }
+    }
+}
+
+extension ENKeyServerSQLiteStore {
+    /// The posted keys not yet published, in arrival order.
+    public func diagnosisKeysAwaitingExport() async throws(ENError) -> [ENTemporaryExposureKey] {
+        try await read { db in try KeyServerTables.keys(db, batch: nil) }
+    }
+
+    /// The revisions not yet published, in revision order, as they will be published: the revised report type
+    /// and days since onset, the original transmission risk level.
+    public func revisedKeysAwaitingExport() async throws(ENError) -> [ENTemporaryExposureKey] {
+        try await read { db in try KeyServerTables.revisedKeys(db, batch: nil) }
+    }
+
+    /// The published batches with an index at or above `index`, in index order, with the posted keys still kept
+    /// (padding keys left out). Batches claimed but not completed are left out.
+    public func exportBatches(startingAt index: Int = 0) async throws(ENError) -> [ENKeyServerBatch] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    """
+                    SELECT batch_index, created_at FROM key_server_batches
+                    WHERE batch_index >= ? AND status = 'complete' ORDER BY batch_index
+                    """,
+                arguments: [index]
+            ).map { row in
+                let index: Int = try row.stored(at: 0)
+                return ENKeyServerBatch(
+                    index: index, createdAt: StoreCodec.date(try row.stored(at: 1)),
+                    keys: try KeyServerTables.keys(db, batch: index),
+                    revisedKeys: try KeyServerTables.revisedKeys(db, batch: index))
+            }
+        }
+    }
+}
+
+/// The `key_server_keys` table.
+enum KeyServerTables {
+    /// The posted keys of batch `batch` (not yet batched when `nil`), in arrival order.
+    static func keys(_ db: Database, batch: Int?) throws -> [ENTemporaryExposureKey] {
+        try keys(
+            db, where: batch == nil ? "batch_index IS NULL" : "batch_index = ? AND is_padding = 0",
+            batch.map { [$0] } ?? [])
+    }
+
+    /// The keys matching `condition`, in arrival order.
+    static func keys(
+        _ db: Database, where condition: String, _ arguments: StatementArguments
+    ) throws -> [ENTemporaryExposureKey] {
+        try Row.fetchAll(
+            db, sql: "SELECT \(StoreCodec.keyColumns) FROM key_server_keys WHERE \(condition) ORDER BY id",
+            arguments: arguments
+        ).map { row in try StoreCodec.key(from: row) }
+    }
+
+    /// The revised keys of batch `batch` (awaiting publication when `nil`), in revision order: the revised
+    /// report type and days since onset over the original key's other values.
+    static func revisedKeys(_ db: Database, batch: Int?) throws -> [ENTemporaryExposureKey] {
+        try revisedKeys(
+            db,
+            where: batch == nil
+                ? "revised_at IS NOT NULL AND revised_batch_index IS NULL"
+                : "revised_at IS NOT NULL AND revised_batch_index = ?",
+            batch.map { [$0] } ?? [])
+    }
+
+    /// The revised keys matching `condition`, in revision order, as they are published.
+    static func revisedKeys(
+        _ db: Database, where condition: String, _ arguments: StatementArguments
+    ) throws -> [ENTemporaryExposureKey] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT key_data, rolling_start, rolling_period, transmission_risk_level,
+                    revised_report_type AS report_type, revised_days_since_onset AS days_since_onset, variant
+                FROM key_server_keys WHERE \(condition) ORDER BY revised_at, id
+                """,
+            arguments: arguments
+        ).map { row in try StoreCodec.key(from: row) }
+    }
+}

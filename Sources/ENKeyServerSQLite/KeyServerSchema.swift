@@ -1,0 +1,77 @@
+package import ENSQLite
+internal import GRDB
+
+/// ``ENKeyServerSQLiteStore``'s versioned schema: one GRDB migration per released schema version. Never edit a
+/// shipped migration; add a new one (the mechanism runs the ones a file lacks, in order).
+///
+/// `key_server_keys.received_at` is the time from which the key may be exported: Google's `created_at` (the hour
+/// of arrival, or for a key still valid on arrival the hour after its end). A key is identified by its key data
+/// alone (unique), as Google's server identifies it.
+package enum KeyServerSchema {
+    /// The schema, with every migration.
+    package static let schema = StoreSchema(
+        kind: "ENKeyServerSQLiteStore", signatureTable: "key_server_keys", migrations: [("key-server-v1", migrateV1)])
+
+    /// Schema key-server-v1.
+    ///
+    /// - `key_server_keys`: the posted keys (the diagnosis-key columns of `ENStore`'s cached keys), the time
+    ///   from which each may be exported, its batch, its revision (revised report type and days since onset,
+    ///   `revised_at` not null marking one, and the batch it went into), and `is_padding` for the random keys a
+    ///   small batch was padded with (kept so that the store tells what it published, never listed as posted).
+    /// - `key_server_batches`: each batch's window (`start_timestamp`, `end_timestamp`, UTC seconds), its files
+    ///   (`first_file_index`, `file_count`, kept after retention drops the files so that file indexes never
+    ///   repeat), its `status` (`open` until its files are recorded, then `complete`), the lease of the exporter
+    ///   working on an open batch (`lease_owner`, `lease_expires`) and the window of its keys (`keys_from`, null
+    ///   for no lower bound, and `keys_until`, exclusive).
+    /// - `key_server_files`: each published file's signed zip, so that every download is the same bytes.
+    static func migrateV1(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE key_server_batches (
+                    batch_index INTEGER PRIMARY KEY,
+                    created_at REAL NOT NULL,
+                    start_timestamp INTEGER,
+                    end_timestamp INTEGER,
+                    first_file_index INTEGER NOT NULL DEFAULT 0,
+                    file_count INTEGER NOT NULL DEFAULT 0,
+                    status TEXT NOT NULL DEFAULT 'complete',
+                    lease_owner TEXT,
+                    lease_expires REAL,
+                    keys_from REAL,
+                    keys_until REAL
+                );
+                CREATE INDEX key_server_batches_open ON key_server_batches(status, batch_index);
+                CREATE TABLE key_server_keys (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    key_data BLOB NOT NULL UNIQUE,
+                    rolling_start INTEGER NOT NULL,
+                    rolling_period INTEGER NOT NULL,
+                    transmission_risk_level INTEGER NOT NULL,
+                    report_type INTEGER NOT NULL,
+                    days_since_onset INTEGER,
+                    variant INTEGER NOT NULL,
+                    received_at REAL NOT NULL,
+                    batch_index INTEGER REFERENCES key_server_batches(batch_index),
+                    revised_report_type INTEGER,
+                    revised_days_since_onset INTEGER,
+                    revised_at REAL,
+                    revised_batch_index INTEGER REFERENCES key_server_batches(batch_index),
+                    is_padding INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX key_server_keys_by_batch ON key_server_keys(batch_index, id);
+                CREATE INDEX key_server_keys_by_revision ON key_server_keys(revised_batch_index, revised_at, id)
+                    WHERE revised_at IS NOT NULL;
+                CREATE INDEX key_server_keys_by_arrival ON key_server_keys(received_at);
+                CREATE TABLE key_server_files (
+                    file_index INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    batch_index INTEGER NOT NULL REFERENCES key_server_batches(batch_index),
+                    start_timestamp INTEGER NOT NULL,
+                    end_timestamp INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    data BLOB NOT NULL
+                );
+                CREATE INDEX key_server_files_by_end ON key_server_files(end_timestamp);
+                """)
+    }
+}
