@@ -70,13 +70,13 @@ extension ENExposureConfiguration {
             throw .badParameter(
                 "reportTypeNoneMap must be 0...4, got 5 (revoked)", context: .init(field: "reportTypeNoneMap"))
         }
-        for day in infectiousnessForDaysSinceOnsetOfSymptoms.keys.sorted()
+        for day in (infectiousnessForDaysSinceOnsetOfSymptoms ?? [:]).keys.sorted()
         where day != ENDaysSinceOnsetOfSymptomsUnknown && !ENTemporaryExposureKey.daysSinceOnsetRange.contains(day) {
             throw .badParameter(
                 "infectiousnessForDaysSinceOnsetOfSymptoms keys must be -14...14 or unknown, got \(day)",
                 context: .init(field: "infectiousnessForDaysSinceOnsetOfSymptoms"))
         }
-        for (day, value) in infectiousnessForDaysSinceOnsetOfSymptoms.sorted(by: { $0.key < $1.key })
+        for (day, value) in (infectiousnessForDaysSinceOnsetOfSymptoms ?? [:]).sorted(by: { $0.key < $1.key })
         where UInt32(exactly: value).flatMap(ENInfectiousness.init(rawValue:)) == nil {
             let dayName = day == ENDaysSinceOnsetOfSymptomsUnknown ? "unknown" : String(day)
             throw .badParameter(

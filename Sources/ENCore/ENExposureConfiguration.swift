@@ -77,11 +77,11 @@ public struct ENExposureConfiguration: Hashable, Sendable {
     /// The infectiousness of a key from its days since onset of symptoms, in Apple's shape: keys are days
     /// (-14...14, or ``ENDaysSinceOnsetOfSymptomsUnknown``), values are ``ENInfectiousness`` raw values (0 none,
     /// 1 standard, 2 high), as Apple's `[NSNumber: NSNumber]` holds them. Days that are not in the map are
-    /// ``ENInfectiousness/none``, and windows with infectiousness none are not scored. Default empty: version 2
-    /// scoring needs it configured. ``validate()`` refuses a value that is not an infectiousness.
+    /// ``ENInfectiousness/none``, and windows with infectiousness none are not scored. Default `nil` (no map), as
+    /// Apple's: version 2 scoring needs it configured. ``validate()`` refuses a value that is not an infectiousness.
     ///
     /// ``infectiousnessByDaysSinceOnsetOfSymptoms`` is the same map with typed values.
-    public var infectiousnessForDaysSinceOnsetOfSymptoms: [Int: Int]
+    public var infectiousnessForDaysSinceOnsetOfSymptoms: [Int: Int]?
     /// The weight, in percent 0...250, of windows with standard infectiousness; default 100.
     public var infectiousnessStandardWeight: Double
     /// The weight, in percent 0...250, of windows with high infectiousness; default 100.
@@ -131,7 +131,7 @@ public struct ENExposureConfiguration: Hashable, Sendable {
         nearDurationWeight = ENRiskWeightDefaultV2
         mediumDurationWeight = ENRiskWeightDefaultV2
         otherDurationWeight = ENRiskWeightDefaultV2
-        infectiousnessForDaysSinceOnsetOfSymptoms = [:]
+        infectiousnessForDaysSinceOnsetOfSymptoms = nil
         infectiousnessStandardWeight = ENRiskWeightDefaultV2
         infectiousnessHighWeight = ENRiskWeightDefaultV2
         reportTypeConfirmedTestWeight = ENRiskWeightDefaultV2

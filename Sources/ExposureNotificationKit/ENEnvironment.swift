@@ -10,8 +10,10 @@ public import Foundation
 /// uses it; tests and simulations give each manager an explicit one with ``ENManager/init(environment:)``.
 ///
 /// ```swift
+/// import ExposureNotificationKit
+///
 /// ENEnvironment.default = ENEnvironment(
-///     consent: MyPrompts(), storeLocation: .directory(appSupport),
+///     consent: MyPrompts(), storeLocation: .directory(appSupport), storeKeyProvider: KeychainStoreKey(),
 ///     trustedKeys: [try ENExportVerificationKey(keyID: "310", keyVersion: "v1", pemRepresentation: pem)],
 ///     apiVersion: .version2)
 /// let manager = ENManager()
@@ -34,6 +36,9 @@ public struct ENEnvironment: Sendable {
     public var clock: any ENClock
     /// Where the framework keeps its state.
     public var storeLocation: StoreLocation
+    /// The key that encrypts the framework's store at rest (AES-GCM), as iOS keeps it in the keychain; `nil` (the
+    /// default) stores the state unencrypted, protected by the file modes only (directory 0700, files 0600).
+    public var storeKeyProvider: (any ENStoreKeyProvider)?
     /// The keys whose signatures make a key file trusted, by key id and key version (iOS's allow-list).
     public var trustedKeys: [ENExportVerificationKey]
     /// The app's region (an ISO 3166 country code or a server's region string), as the health authority's
@@ -60,6 +65,7 @@ public struct ENEnvironment: Sendable {
         radio: any ENRadio = ENSilentRadio(),
         clock: any ENClock = ENSystemClock(),
         storeLocation: StoreLocation = .inMemory,
+        storeKeyProvider: (any ENStoreKeyProvider)? = nil,
         trustedKeys: [ENExportVerificationKey] = [],
         region: String? = nil,
         apiVersion: ENAPIVersion = .version2,
@@ -73,6 +79,7 @@ public struct ENEnvironment: Sendable {
         self.radio = radio
         self.clock = clock
         self.storeLocation = storeLocation
+        self.storeKeyProvider = storeKeyProvider
         self.trustedKeys = trustedKeys
         self.region = region
         self.apiVersion = apiVersion
