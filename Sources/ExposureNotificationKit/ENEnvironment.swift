@@ -124,7 +124,8 @@ public struct ENLimits: Hashable, Sendable {
     public var preAuthorizationValidity: TimeInterval
     /// How far back keys, sightings and cached diagnosis keys are kept and considered: 14 days.
     public var retention: TimeInterval
-    /// How often the app's `activityHandler` is launched for periodic work while enabled: every 4 hours by default.
+    /// How often the manager's periodic runs come (retention; while enabled, the day's key and the app's
+    /// `activityHandler`): every 4 hours by default.
     /// Keep it at most 24 hours: apps rely on a launch at least once a day, as iOS 12.5 gives them.
     public var periodicRunInterval: TimeInterval
     /// The most threads one detection matches keys on; `nil` (the default) uses every active core. A server

@@ -186,6 +186,7 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
                 self.state.withLock { $0.phase = .activated }
                 self.apply(enabled: saved.exposureNotificationEnabled, authorization: saved.authorizationStatus)
                 try self.storage.maintain(at: self.environment.clock.now)
+                self.schedulePeriodicRuns()
             }
         } catch {
             // A failed activation may be tried again.
@@ -517,32 +518,36 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
         radio.startBroadcasting(Broadcaster(storage: storage))
         let storage = self.storage
         radio.startScanning { sighting in storage.record(sighting) }
+    }
+
+    /// Schedules the periodic runs for as long as the manager is activated: retention runs in each, enabled or
+    /// not, and the app's handler is called while Exposure Notification is enabled.
+    private func schedulePeriodicRuns() {
         let task = environment.scheduler.schedule(every: environment.limits.periodicRunInterval) { [weak self] in
             self?.periodicRun()
         }
-        let old = state.withLock { state in
+        let (old, stored) = state.withLock { state in
+            guard state.phase == .activated else { return (nil as (any ENScheduledTask)?, false) }
             let old = state.periodicTask
             state.periodicTask = task
-            return old
+            return (old, true)
         }
         old?.cancel()
+        if !stored { task.cancel() }
     }
 
     private func stopRadio() {
         environment.radio.stopBroadcasting()
         environment.radio.stopScanning()
-        let task = state.withLock { state in
-            let task = state.periodicTask
-            state.periodicTask = nil
-            return task
-        }
-        task?.cancel()
     }
 
-    /// A periodic run (at least daily while enabled): retention and the new day's key, then the app's handler.
+    /// A periodic run (every ``ENLimits/periodicRunInterval``, at most a day, while activated): retention and, while
+    /// enabled, the new day's key; then, while enabled, the app's activity handler.
     private func periodicRun() {
         try? storage.maintain(at: environment.clock.now)
-        guard let handler = state.withLock({ $0.activityHandler }).value else { return }
+        guard let handler = state.withLock({ $0.radioRunning ? $0.activityHandler : Unchecked(nil) }).value else {
+            return
+        }
         let delivered = Unchecked(handler)
         gate.post { delivered.value(.periodicRun) }
     }

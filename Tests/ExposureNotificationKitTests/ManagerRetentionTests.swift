@@ -84,6 +84,20 @@ struct ManagerRetentionTests {
         manager.invalidate()
     }
 
+    @Test("a disabled manager left open deletes expired rows at its periodic runs too")
+    func retentionWhileDisabled() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let fixture = Fixture()
+        let manager = try await fixture.enabledManager(storeLocation: .directory(directory.url))
+        try await manager.setExposureNotificationEnabled(false)
+        #expect(try await rawStore(directory).read(.recordCounts).ownKeys == 1)
+        fixture.clock.advance(by: 20 * 86_400)
+        #expect(fixture.scheduler.fire() == 1)
+        #expect(try await rawStore(directory).read(.recordCounts).ownKeys == 0)
+        manager.invalidate()
+    }
+
     @Test("before a release, expired rows are deleted even when no periodic run came")
     func retentionBeforeRelease() async throws {
         let directory = try TemporaryDirectory()
