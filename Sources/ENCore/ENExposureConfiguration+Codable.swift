@@ -185,7 +185,7 @@ private struct FieldReader {
         }
         var levels: [ENRiskLevelValue] = []
         for value in values {
-            guard let level = ENRiskLevelValue(exactly: value), level <= ENRiskLevelValueMax else {
+            guard let level = ENRiskLevelValue(exactly: value), Int(level) <= ENRiskLevelValueMax else {
                 throw .badParameter(
                     "\(key) entries must be 0...\(ENRiskLevelValueMax), got \(value)", context: .init(field: key))
             }

@@ -96,4 +96,15 @@ struct AppleShapesTests {
         #expect(ENExposureWindow().description.hasPrefix("ENExposureWindow("))
         #expect(ENExposureInfo().description.hasPrefix("ENExposureInfo("))
     }
+
+    @Test("the limits are Int, as Apple's SDK imports them")
+    func intConstants() {
+        let limits: [Int] = [
+            ENAttenuationMin, ENAttenuationMax, ENRiskLevelMin, ENRiskLevelMax, ENRiskLevelValueMin,
+            ENRiskLevelValueMax, ENRiskScoreMin, ENRiskScoreMax, ENRiskWeightMin, ENRiskWeightMax, ENRiskWeightDefault,
+            ENRiskWeightDefaultV2, ENRiskWeightMaxV2,
+        ]
+        #expect(limits == [0, 255, 0, 7, 0, 8, 0, 255, 0, 100, 1, 100, 250])
+        #expect(Int(ENExposureDetectionSummary().maximumRiskScore) <= ENRiskScoreMax)
+    }
 }
