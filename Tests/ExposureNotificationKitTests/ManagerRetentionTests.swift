@@ -3,6 +3,7 @@ import ENSimulator
 import ENStore
 import ENTestSupport
 import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 import Testing
 
