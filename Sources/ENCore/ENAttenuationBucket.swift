@@ -16,11 +16,11 @@ public enum ENAttenuationBucket: Int, Hashable, Sendable, CaseIterable, Codable 
 }
 
 extension ENExposureConfiguration {
-    /// The three thresholds scoring buckets by: ``attenuationDurationThresholds``, with a missing third threshold
-    /// read as 255 (as iOS does), so that with two thresholds the last bucket is empty. A count other than 2 or 3
-    /// falls back to the default `[50, 70, 90]`, as iOS does.
+    /// The three thresholds scoring buckets by: `appliedAttenuationDurationThresholds`, with a missing third
+    /// threshold read as 255 (as iOS does), so that with two thresholds the last bucket is empty. A count other
+    /// than 2 or 3 falls back to the default `[50, 70, 90]`, as iOS does.
     package var effectiveAttenuationThresholds: (ENAttenuation, ENAttenuation, ENAttenuation) {
-        var values = attenuationDurationThresholds
+        var values = appliedAttenuationDurationThresholds
         if !Self.thresholdCounts.contains(values.count) { values = Self.defaultAttenuationDurationThresholds }
         if values.count == 2 { values.append(255) }
         return (

@@ -5,9 +5,13 @@ extension ENError: CustomNSError {
     public static var errorDomain: String { ENError.domain }
     /// The code's raw value.
     public var errorCode: Int { code.rawValue }
-    /// The reason, under `NSLocalizedDescriptionKey` and `NSLocalizedFailureReasonErrorKey`.
+    /// What the error was created with (``userInfo``), and the reason under `NSLocalizedDescriptionKey` and
+    /// `NSLocalizedFailureReasonErrorKey`.
     public var errorUserInfo: [String: Any] {
-        [NSLocalizedDescriptionKey: description, NSLocalizedFailureReasonErrorKey: reason]
+        userInfo.merging([NSLocalizedDescriptionKey: description, NSLocalizedFailureReasonErrorKey: reason]) {
+            given, _ in
+            given
+        }
     }
 }
 

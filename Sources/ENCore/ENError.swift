@@ -106,13 +106,17 @@ public struct ENError: Error, Hashable, Sendable {
     /// Where in the input the failure was found.
     public var context: Context { backing.context }
 
+    /// What the error was created with by Apple's initialiser ``init(_:userInfo:)``, as Apple's `ENError.userInfo`
+    /// (empty for the package's own errors, whose ``reason`` and ``context`` say what went wrong).
+    public var userInfo: [String: Any] { backing.userInfo }
+
     /// Creates an error with Apple's initialiser; a string under `NSLocalizedDescriptionKey` (or
-    /// `NSLocalizedFailureReasonErrorKey`) becomes the ``reason``.
+    /// `NSLocalizedFailureReasonErrorKey`) becomes the ``reason``, and ``userInfo`` keeps everything given.
     public init(_ code: Code, userInfo: [String: Any] = [:]) {
         let reason =
             userInfo[NSLocalizedFailureReasonErrorKey] as? String ?? userInfo[NSLocalizedDescriptionKey] as? String
             ?? ""
-        self.init(code, reason)
+        backing = Backing(code: code, reason: reason, context: Context(), userInfo: userInfo)
     }
 
     /// Creates an error with a code, a reason and where in the input it was found.
@@ -135,15 +139,19 @@ public struct ENError: Error, Hashable, Sendable {
     /// The error domain Apple's framework uses, `"ENErrorDomain"`.
     public static let domain = "ENErrorDomain"
 
-    private final class Backing: Sendable {
+    /// `@unchecked Sendable`: every field is immutable; `userInfo` holds what an app passed to Apple's initialiser
+    /// (as `NSError` does, the error shares it with every thread it reaches).
+    private final class Backing: @unchecked Sendable {
         let code: Code
         let reason: String
         let context: Context
+        let userInfo: [String: Any]
 
-        init(code: Code, reason: String, context: Context) {
+        init(code: Code, reason: String, context: Context, userInfo: [String: Any] = [:]) {
             self.code = code
             self.reason = reason
             self.context = context
+            self.userInfo = userInfo
         }
     }
 }

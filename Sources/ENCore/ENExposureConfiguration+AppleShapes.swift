@@ -17,11 +17,30 @@ extension ENExposureConfiguration {
     /// configuration.infectiousnessByDaysSinceOnsetOfSymptoms = [0: .high, ENDaysSinceOnsetOfSymptomsUnknown: .standard]
     /// ```
     public var infectiousnessByDaysSinceOnsetOfSymptoms: [Int: ENInfectiousness] {
-        get { infectiousnessForDaysSinceOnsetOfSymptoms.compactMapValues(ENInfectiousness.init(exactly:)) }
+        get { (infectiousnessForDaysSinceOnsetOfSymptoms ?? [:]).compactMapValues(ENInfectiousness.init(exactly:)) }
         set { infectiousnessForDaysSinceOnsetOfSymptoms = newValue.mapValues { Int($0.rawValue) } }
     }
 
-    /// Free-form values the app attaches to the configuration, in Apple's shape. Apple's framework ignores them.
+    /// The attenuation thresholds scoring uses: ``attenuationDurationThresholds``, or, while that property holds its
+    /// default, `metadata["attenuationDurationThresholds"]` when it holds 2 or 3 whole numbers. iOS 13.5 read the
+    /// thresholds from the metadata (the property came with iOS 13.6), so apps of that time set them there only.
+    package var appliedAttenuationDurationThresholds: [Int] {
+        guard attenuationDurationThresholds == Self.defaultAttenuationDurationThresholds,
+            case .array(let items)? = metadataValues?["attenuationDurationThresholds"]
+        else { return attenuationDurationThresholds }
+        let numbers = items.compactMap { item -> Int? in
+            guard case .number(let value) = item else { return nil }
+            return Int(exactly: value)
+        }
+        guard numbers.count == items.count, Self.thresholdCounts.contains(numbers.count) else {
+            return attenuationDurationThresholds
+        }
+        return numbers
+    }
+
+    /// Free-form values the app attaches to the configuration, in Apple's shape. Apple's framework ignores them,
+    /// except `"attenuationDurationThresholds"`, which iOS 13.5 read: scoring
+    /// uses it while ``attenuationDurationThresholds`` holds its default.
     ///
     /// This reads and writes ``metadataValues``. Writing keeps what JSON can hold: strings, booleans, numbers
     /// (Swift's integer and floating-point types, `NSNumber`, `Decimal`), `NSNull`, arrays and dictionaries of

@@ -95,11 +95,13 @@ extension ENExposureConfiguration: Codable {
         try container.encode(nearDurationWeight, forKey: "nearDurationWeight")
         try container.encode(mediumDurationWeight, forKey: "mediumDurationWeight")
         try container.encode(otherDurationWeight, forKey: "otherDurationWeight")
-        var map: [String: Int] = [:]
-        for (day, infectiousness) in infectiousnessForDaysSinceOnsetOfSymptoms {
-            map[day == ENDaysSinceOnsetOfSymptomsUnknown ? Self.unknownDayKey : String(day)] = infectiousness
+        if let days = infectiousnessForDaysSinceOnsetOfSymptoms {
+            var map: [String: Int] = [:]
+            for (day, infectiousness) in days {
+                map[day == ENDaysSinceOnsetOfSymptomsUnknown ? Self.unknownDayKey : String(day)] = infectiousness
+            }
+            try container.encode(map, forKey: "infectiousnessForDaysSinceOnsetOfSymptoms")
         }
-        try container.encode(map, forKey: "infectiousnessForDaysSinceOnsetOfSymptoms")
         try container.encode(infectiousnessStandardWeight, forKey: "infectiousnessStandardWeight")
         try container.encode(infectiousnessHighWeight, forKey: "infectiousnessHighWeight")
         try container.encode(reportTypeConfirmedTestWeight, forKey: "reportTypeConfirmedTestWeight")
@@ -183,7 +185,7 @@ private struct FieldReader {
         }
         var levels: [ENRiskLevelValue] = []
         for value in values {
-            guard let level = ENRiskLevelValue(exactly: value), level <= ENRiskLevelValueMax else {
+            guard let level = ENRiskLevelValue(exactly: value), Int(level) <= ENRiskLevelValueMax else {
                 throw .badParameter(
                     "\(key) entries must be 0...\(ENRiskLevelValueMax), got \(value)", context: .init(field: key))
             }

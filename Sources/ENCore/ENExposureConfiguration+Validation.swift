@@ -26,7 +26,7 @@ extension ENExposureConfiguration {
                     "\(name) must have \(Self.levelValueCount) entries, got \(values.count)",
                     context: .init(field: name))
             }
-            if let bad = values.first(where: { $0 > ENRiskLevelValueMax }) {
+            if let bad = values.first(where: { Int($0) > ENRiskLevelValueMax }) {
                 throw .badParameter(
                     "\(name) entries must be 0...\(ENRiskLevelValueMax), got \(bad)", context: .init(field: name))
             }
@@ -38,7 +38,7 @@ extension ENExposureConfiguration {
             ("transmissionRiskWeight", transmissionRiskWeight),
         ]
         for (name, weight) in v1Weights {
-            try Self.check(name, weight, within: ENRiskWeightMin...ENRiskWeightMax)
+            try Self.check(name, weight, within: Double(ENRiskWeightMin)...Double(ENRiskWeightMax))
         }
         try Self.check("minimumRiskScoreFullRange", minimumRiskScoreFullRange, within: 0...Self.maximumFullRangeScore)
         guard Self.thresholdCounts.contains(attenuationDurationThresholds.count) else {
@@ -64,19 +64,19 @@ extension ENExposureConfiguration {
             ("reportTypeRecursiveWeight", reportTypeRecursiveWeight),
         ]
         for (name, weight) in v2Weights {
-            try Self.check(name, weight, within: ENRiskWeightMin...ENRiskWeightMaxV2)
+            try Self.check(name, weight, within: Double(ENRiskWeightMin)...Double(ENRiskWeightMaxV2))
         }
         guard reportTypeNoneMap != .revoked else {
             throw .badParameter(
                 "reportTypeNoneMap must be 0...4, got 5 (revoked)", context: .init(field: "reportTypeNoneMap"))
         }
-        for day in infectiousnessForDaysSinceOnsetOfSymptoms.keys.sorted()
+        for day in (infectiousnessForDaysSinceOnsetOfSymptoms ?? [:]).keys.sorted()
         where day != ENDaysSinceOnsetOfSymptomsUnknown && !ENTemporaryExposureKey.daysSinceOnsetRange.contains(day) {
             throw .badParameter(
                 "infectiousnessForDaysSinceOnsetOfSymptoms keys must be -14...14 or unknown, got \(day)",
                 context: .init(field: "infectiousnessForDaysSinceOnsetOfSymptoms"))
         }
-        for (day, value) in infectiousnessForDaysSinceOnsetOfSymptoms.sorted(by: { $0.key < $1.key })
+        for (day, value) in (infectiousnessForDaysSinceOnsetOfSymptoms ?? [:]).sorted(by: { $0.key < $1.key })
         where UInt32(exactly: value).flatMap(ENInfectiousness.init(rawValue:)) == nil {
             let dayName = day == ENDaysSinceOnsetOfSymptomsUnknown ? "unknown" : String(day)
             throw .badParameter(

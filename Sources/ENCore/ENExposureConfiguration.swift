@@ -77,11 +77,11 @@ public struct ENExposureConfiguration: Hashable, Sendable {
     /// The infectiousness of a key from its days since onset of symptoms, in Apple's shape: keys are days
     /// (-14...14, or ``ENDaysSinceOnsetOfSymptomsUnknown``), values are ``ENInfectiousness`` raw values (0 none,
     /// 1 standard, 2 high), as Apple's `[NSNumber: NSNumber]` holds them. Days that are not in the map are
-    /// ``ENInfectiousness/none``, and windows with infectiousness none are not scored. Default empty: version 2
-    /// scoring needs it configured. ``validate()`` refuses a value that is not an infectiousness.
+    /// ``ENInfectiousness/none``, and windows with infectiousness none are not scored. Default `nil` (no map), as
+    /// Apple's: version 2 scoring needs it configured. ``validate()`` refuses a value that is not an infectiousness.
     ///
     /// ``infectiousnessByDaysSinceOnsetOfSymptoms`` is the same map with typed values.
-    public var infectiousnessForDaysSinceOnsetOfSymptoms: [Int: Int]
+    public var infectiousnessForDaysSinceOnsetOfSymptoms: [Int: Int]?
     /// The weight, in percent 0...250, of windows with standard infectiousness; default 100.
     public var infectiousnessStandardWeight: Double
     /// The weight, in percent 0...250, of windows with high infectiousness; default 100.
@@ -120,24 +120,24 @@ public struct ENExposureConfiguration: Hashable, Sendable {
         daysSinceLastExposureLevelValues = levels
         durationLevelValues = levels
         transmissionRiskLevelValues = levels
-        attenuationWeight = ENRiskWeightDefault
-        daysSinceLastExposureWeight = ENRiskWeightDefault
-        durationWeight = ENRiskWeightDefault
-        transmissionRiskWeight = ENRiskWeightDefault
+        attenuationWeight = Double(ENRiskWeightDefault)
+        daysSinceLastExposureWeight = Double(ENRiskWeightDefault)
+        durationWeight = Double(ENRiskWeightDefault)
+        transmissionRiskWeight = Double(ENRiskWeightDefault)
         minimumRiskScore = 0
         minimumRiskScoreFullRange = 0
         attenuationDurationThresholds = Self.defaultAttenuationDurationThresholds
-        immediateDurationWeight = ENRiskWeightDefaultV2
-        nearDurationWeight = ENRiskWeightDefaultV2
-        mediumDurationWeight = ENRiskWeightDefaultV2
-        otherDurationWeight = ENRiskWeightDefaultV2
-        infectiousnessForDaysSinceOnsetOfSymptoms = [:]
-        infectiousnessStandardWeight = ENRiskWeightDefaultV2
-        infectiousnessHighWeight = ENRiskWeightDefaultV2
-        reportTypeConfirmedTestWeight = ENRiskWeightDefaultV2
-        reportTypeConfirmedClinicalDiagnosisWeight = ENRiskWeightDefaultV2
-        reportTypeSelfReportedWeight = ENRiskWeightDefaultV2
-        reportTypeRecursiveWeight = ENRiskWeightDefaultV2
+        immediateDurationWeight = Double(ENRiskWeightDefaultV2)
+        nearDurationWeight = Double(ENRiskWeightDefaultV2)
+        mediumDurationWeight = Double(ENRiskWeightDefaultV2)
+        otherDurationWeight = Double(ENRiskWeightDefaultV2)
+        infectiousnessForDaysSinceOnsetOfSymptoms = nil
+        infectiousnessStandardWeight = Double(ENRiskWeightDefaultV2)
+        infectiousnessHighWeight = Double(ENRiskWeightDefaultV2)
+        reportTypeConfirmedTestWeight = Double(ENRiskWeightDefaultV2)
+        reportTypeConfirmedClinicalDiagnosisWeight = Double(ENRiskWeightDefaultV2)
+        reportTypeSelfReportedWeight = Double(ENRiskWeightDefaultV2)
+        reportTypeRecursiveWeight = Double(ENRiskWeightDefaultV2)
         reportTypeNoneMap = .confirmedTest
         daysSinceLastExposureThreshold = 0
         metadataValues = nil

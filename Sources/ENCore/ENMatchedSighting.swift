@@ -19,7 +19,7 @@ public struct ENMatchedSighting: Hashable, Sendable {
     /// The attenuation: transmit power minus RSSI, clamped to 0...255; 255 (``ENAttenuationMax``) when the
     /// transmit power is unknown, as Apple does when metadata decryption fails.
     public var attenuation: ENAttenuation {
-        guard let txPower else { return ENAttenuationMax }
+        guard let txPower else { return ENAttenuation(ENAttenuationMax) }
         let value = Int(txPower) - Int(sighting.rssi)
         return ENAttenuation(clamping: value)
     }

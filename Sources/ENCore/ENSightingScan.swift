@@ -55,7 +55,7 @@ extension ENKeyMatch {
             let minute = Self.minute(of: ordered[index].timestamp)
             var end = index
             var sum = 0
-            var minimum = ENAttenuationMax
+            var minimum = ENAttenuation(ENAttenuationMax)
             var confidence = ordered[index].sighting.calibrationConfidence
             while end < ordered.endIndex, Self.minute(of: ordered[end].timestamp) == minute {
                 let attenuation = ordered[end].attenuation

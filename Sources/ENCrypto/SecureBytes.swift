@@ -1,14 +1,15 @@
 internal import CLibCrypto
 
-/// Immutable heap storage for key material that is overwritten with zeros (`OPENSSL_cleanse`) when released.
+/// Immutable heap storage for key material (shared with the package's modules that hold keys for long, such as
+/// the facade's broadcaster) that is overwritten with zeros (`OPENSSL_cleanse`) when released.
 ///
 /// `@unchecked Sendable`: the bytes are written once in `init` and only read afterwards, and the buffer is
 /// freed exactly once, in `deinit`.
-final class SecureBytes: @unchecked Sendable {
+package final class SecureBytes: @unchecked Sendable {
     private let buffer: UnsafeMutableRawBufferPointer
 
     /// Copies `count` bytes from `source`.
-    init(copying source: UnsafeRawBufferPointer) {
+    package init(copying source: UnsafeRawBufferPointer) {
         buffer = .allocate(byteCount: max(source.count, 1), alignment: 16)
         if let base = source.baseAddress, source.count > 0 {
             buffer.baseAddress!.copyMemory(from: base, byteCount: source.count)
@@ -17,7 +18,7 @@ final class SecureBytes: @unchecked Sendable {
     }
 
     /// Allocates `count` bytes and lets `initializer` fill them.
-    init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+    package init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         buffer = .allocate(byteCount: max(count, 1), alignment: 16)
         self.count = count
         do {
@@ -30,7 +31,7 @@ final class SecureBytes: @unchecked Sendable {
     }
 
     /// The number of bytes.
-    let count: Int
+    package let count: Int
 
     deinit {
         OPENSSL_cleanse(buffer.baseAddress, buffer.count)
@@ -38,12 +39,12 @@ final class SecureBytes: @unchecked Sendable {
     }
 
     /// Calls `body` with the bytes. The pointer must not escape.
-    func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    package func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
     }
 
     /// Constant-time equality of the contents.
-    func isEqual(to other: SecureBytes) -> Bool {
+    package func isEqual(to other: SecureBytes) -> Bool {
         guard count == other.count else { return false }
         return withUnsafeBytes { a in
             other.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, count) == 0 }

@@ -185,7 +185,7 @@ public enum ENScoringV1 {
         _ configuration: ENExposureConfiguration, platform: ENScoringPlatform = .apple
     ) -> Int {
         guard platform == .apple else { return 3 }
-        let count = configuration.attenuationDurationThresholds.count
+        let count = configuration.appliedAttenuationDurationThresholds.count
         return ENExposureConfiguration.thresholdCounts.contains(count) ? count + 1 : 4
     }
 

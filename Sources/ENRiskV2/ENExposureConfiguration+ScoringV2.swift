@@ -3,11 +3,11 @@ public import ENCore
 /// The version 2 rules a configuration defines: report-type mapping, infectiousness, and the weights.
 extension ENExposureConfiguration {
     /// The infectiousness for a key's days since onset of symptoms: the map's entry, or `ENInfectiousness.none`
-    /// when the map has none or its value is not an infectiousness (which `ENExposureConfiguration.validate()`
+    /// when there is no map, the map has none, or its value is not an infectiousness (which `ENExposureConfiguration.validate()`
     /// refuses) (Apple; Google uses `infectiousnessWhenDaysSinceOnsetMissing` for days outside
     /// -14...14, which this map expresses with the `ENDaysSinceOnsetOfSymptomsUnknown` key).
     public func infectiousness(forDaysSinceOnsetOfSymptoms days: Int) -> ENInfectiousness {
-        infectiousnessForDaysSinceOnsetOfSymptoms[days].flatMap(ENInfectiousness.init(exactly:)) ?? .none
+        infectiousnessForDaysSinceOnsetOfSymptoms?[days].flatMap(ENInfectiousness.init(exactly:)) ?? .none
     }
 
     /// The report type a key is scored as: its own when it is 1...4, otherwise `reportTypeNoneMap`.

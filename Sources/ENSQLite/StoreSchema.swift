@@ -9,7 +9,7 @@ package struct StoreSchema: Sendable {
     /// One migration: an identifier recorded in `grdb_migrations` and the SQL it runs.
     package typealias Migration = (identifier: String, migrate: @Sendable (Database) throws -> Void)
 
-    /// The store's type name, for error messages ("not an ENStore").
+    /// The store's type name, for error messages ("not an ENDeviceStore").
     package var kind: String
     /// A table every file of this kind has from its first migration on, and no other kind of store has.
     package var signatureTable: String

@@ -10,8 +10,10 @@ public import Foundation
 /// uses it; tests and simulations give each manager an explicit one with ``ENManager/init(environment:)``.
 ///
 /// ```swift
+/// import ExposureNotificationKit
+///
 /// ENEnvironment.default = ENEnvironment(
-///     consent: MyPrompts(), storeLocation: .directory(appSupport),
+///     consent: MyPrompts(), storeLocation: .directory(appSupport), storeKeyProvider: KeychainStoreKey(),
 ///     trustedKeys: [try ENExportVerificationKey(keyID: "310", keyVersion: "v1", pemRepresentation: pem)],
 ///     apiVersion: .version2)
 /// let manager = ENManager()
@@ -34,6 +36,9 @@ public struct ENEnvironment: Sendable {
     public var clock: any ENClock
     /// Where the framework keeps its state.
     public var storeLocation: StoreLocation
+    /// The key that encrypts the framework's store at rest (AES-GCM), as iOS keeps it in the keychain; `nil` (the
+    /// default) stores the state unencrypted, protected by the file modes only (directory 0700, files 0600).
+    public var storeKeyProvider: (any ENStoreKeyProvider)?
     /// The keys whose signatures make a key file trusted, by key id and key version (iOS's allow-list).
     public var trustedKeys: [ENExportVerificationKey]
     /// The app's region (an ISO 3166 country code or a server's region string), as the health authority's
@@ -61,6 +66,7 @@ public struct ENEnvironment: Sendable {
         radio: any ENRadio = SilentRadio(),
         clock: any ENClock = ENSystemClock(),
         storeLocation: StoreLocation = .inMemory,
+        storeKeyProvider: (any ENStoreKeyProvider)? = nil,
         trustedKeys: [ENExportVerificationKey] = [],
         region: String? = nil,
         apiVersion: ENAPIVersion = .version2,
@@ -74,6 +80,7 @@ public struct ENEnvironment: Sendable {
         self.radio = radio
         self.clock = clock
         self.storeLocation = storeLocation
+        self.storeKeyProvider = storeKeyProvider
         self.trustedKeys = trustedKeys
         self.region = region
         self.apiVersion = apiVersion
@@ -118,7 +125,8 @@ public struct ENLimits: Hashable, Sendable {
     public var preAuthorizationValidity: TimeInterval
     /// How far back keys, sightings and cached diagnosis keys are kept and considered: 14 days.
     public var retention: TimeInterval
-    /// How often the app's `activityHandler` is launched for periodic work while enabled: every 4 hours by default.
+    /// How often the manager's periodic runs come (retention; while enabled, the day's key and the app's
+    /// `activityHandler`): every 4 hours by default.
     /// Keep it at most 24 hours: apps rely on a launch at least once a day, as iOS 12.5 gives them.
     public var periodicRunInterval: TimeInterval
     /// The most threads one detection matches keys on; `nil` (the default) uses every active core. A server

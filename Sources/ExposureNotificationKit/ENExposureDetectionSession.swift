@@ -210,6 +210,7 @@ public final class ENExposureDetectionSession: Sendable {
             do throws(ENError) {
                 try configuration.validate()
                 try self.storage.requireDetectionAllowed()
+                try self.storage.maintain(at: self.environment.clock.now)
                 let matcher = try ENMatcher(sightings: try self.storage.store().read(.retainedSightings))
                 result = self.state.withLock { state in
                     guard state.phase == .activating else { return .failure(ENCompletionGate.invalidatedError) }

@@ -130,37 +130,14 @@ public struct ENKeyFileDownloader: Sendable {
         return entries
     }
 
-    /// Fetches with `session`: a download to a temporary file, so that a body over the limit is refused without
-    /// holding it in memory.
+    /// Fetches with `session`'s configuration, streaming: the transfer stops as soon as the body goes over the
+    /// limit, so a server that never ends its body costs at most the limit.
     static func fetcher(_ session: URLSession) -> Fetch {
-        { (url: URL, maximumBytes: Int) async throws(ENError) -> Data in
-            let file: URL
-            let response: URLResponse
-            do {
-                (file, response) = try await session.download(from: url)
-            } catch {
-                throw ENError(
-                    .dataInaccessible, "cannot fetch: \(error.localizedDescription)",
-                    context: .init(file: url.absoluteString))
-            }
-            defer { try? FileManager.default.removeItem(at: file) }
-            if let http = response as? HTTPURLResponse, http.statusCode != 200 {
-                throw ENError(
-                    .dataInaccessible, "the server answered HTTP \(http.statusCode)",
-                    context: .init(file: url.absoluteString))
-            }
-            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
-            guard let size, size <= maximumBytes else {
-                throw ENError(
-                    .badFormat, "the body is over the limit of \(maximumBytes) bytes",
-                    context: .init(file: url.absoluteString))
-            }
-            do {
-                return try Data(contentsOf: file)
-            } catch {
-                throw ENError(
-                    .dataInaccessible, "cannot read the downloaded body", context: .init(file: url.absoluteString))
-            }
+        // URLSessionConfiguration is not Sendable; each fetch makes its own session from this copy and never
+        // mutates it.
+        let configuration = Unchecked(session.configuration)
+        return { (url: URL, maximumBytes: Int) async throws(ENError) -> Data in
+            try await LimitedDownload.fetch(url, maximumBytes: maximumBytes, configuration: configuration.value)
         }
     }
 }

@@ -1,24 +1,35 @@
 import Foundation
 
 extension ENManager {
-    /// Sets a property by its name, as key-value coding does on Apple's `ENManager` (an `NSObject` there).
+    /// Sets ``activityHandler`` by its key, as key-value coding does on Apple's `ENManager` (an `NSObject` there):
+    /// the iOS 12.5 helper of Apple's article (`setLaunchActivityHandler`) passes a `@convention(block)` closure
+    /// that receives ``ENActivityFlags`` raw values, or `nil` to remove the handler.
     ///
-    /// Apps written for iOS 12.5 set ``activityHandler`` this way (the framework did not export the property on
-    /// that SDK): `setValue(handler, forKey: "activityHandler")` with a `(UInt32) -> Void` closure that receives
-    /// ``ENActivityFlags`` raw values, or with an ``ENActivityHandler``, or `nil` to remove it. This is the only key;
-    /// any other key, or a value of another type, leaves the manager unchanged (Apple's raises
+    /// ```swift
+    /// let proxyActivityHandler: @convention(block) (UInt32) -> Void = { integerFlag in
+    ///     activityHandler(ENActivityFlags(rawValue: integerFlag))
+    /// }
+    /// setValue(proxyActivityHandler, forKey: "activityHandler")
+    /// ```
+    ///
+    /// The value is a block, not `Any?` as on Apple's `NSObject`: off Apple platforms the Swift runtime crashes
+    /// when a `@convention(block)` closure is put in an `Any` (see `Documentation/FromApplesSampleApp.md`), and with
+    /// an `Any?` overload present the compiler picks it for the block, so the helper's call would crash before this
+    /// method runs. `activityHandler` is the only key; any other key leaves the manager unchanged (Apple's raises
     /// `NSUnknownKeyException` there).
-    public func setValue(_ value: Any?, forKey key: String) {
+    public func setValue(_ value: (@convention(block) (UInt32) -> Void)?, forKey key: String) {
         guard key == "activityHandler" else { return }
-        switch value {
-        case nil:
+        guard let value else {
             activityHandler = nil
-        case let handler as ENActivityHandler:
-            activityHandler = handler
-        case let handler as (UInt32) -> Void:
-            activityHandler = { flags in handler(flags.rawValue) }
-        default:
             return
         }
+        activityHandler = { flags in value(flags.rawValue) }
+    }
+
+    /// Sets ``activityHandler`` by its key from an ``ENActivityHandler`` (or `nil`), as the block form does.
+    @_disfavoredOverload
+    public func setValue(_ value: ENActivityHandler?, forKey key: String) {
+        guard key == "activityHandler" else { return }
+        activityHandler = value
     }
 }

@@ -21,7 +21,9 @@ public import Foundation
 /// ```
 ///
 /// Every operation exists in Apple's completion-handler form (handlers run on ``dispatchQueue``) and as
-/// `async throws`. The manager is `Sendable`: any thread may call it.
+/// `async throws`. The manager is `Sendable`: any thread may call it (its state is behind locks, which is why a
+/// subclass is `@unchecked Sendable`). It is an `open class`, as Apple's: apps' test doubles subclass it and
+/// override its operations and properties.
 ///
 /// ## Semantics
 /// - Before ``activate()`` completes, operations fail with `ENError.apiMisuse`, ``exposureNotificationStatus``
@@ -35,11 +37,19 @@ public import Foundation
 ///   Enabling starts broadcasting and scanning; disabling stops the radio and keeps every key and sighting.
 ///   The enabled flag, the authorization and a pre-authorization survive a restart (with a store directory).
 /// - Keys: a new temporary exposure key each UTC day (144 intervals), a new identifier and metadata each
-///   interval. `getDiagnosisKeys` asks for consent on every call and returns the keys of the past 14 days; with
-///   API version 2 it releases the current key too, with its rolling period shortened to now, and a new key
-///   starts at once, so that nothing broadcast afterwards belongs to a released key. With version 1 the current
-///   key is left out (Apple releases it a day later).
-public final class ENManager: ExposureManaging {
+///   interval. As on iOS the day's key exists from the moment Exposure Notification is enabled, whether or not the
+///   radio asks for an advertisement; while enabled, the periodic run makes each new day's key.
+///   `getDiagnosisKeys` asks for consent on every call and returns the keys of the past 14 days; with API version 2
+///   it releases the current key too, with its rolling period shortened to now, and a new key starts at once, so
+///   that nothing broadcast afterwards belongs to a released key. With version 1 the current key is left out
+///   (Apple releases it a day later).
+/// - Retention runs while the manager runs, not only when its store opens: keys, sightings, cached key files and
+///   results older than 14 days are deleted from the store at activation and enabling, at every periodic run, and
+///   before every release of keys and every detection.
+/// - A pre-authorization releases keys once, ever: the check and the "released" mark are one store transaction,
+///   which also checks that the app is still authorized and enabled; a clock earlier than the pre-authorization,
+///   or past its 5 days, withdraws it.
+open class ENManager: ExposureManaging, @unchecked Sendable {
     private struct State {
         var phase = Phase.created
         var status = ENStatus.unknown
@@ -63,9 +73,12 @@ public final class ENManager: ExposureManaging {
     /// Tells this manager's summaries from other managers'.
     private let instanceID = UUID()
 
-    /// Creates a manager on ``ENEnvironment/default``, as Apple's `ENManager()`.
-    public convenience init() {
-        self.init(environment: .default)
+    /// Creates a manager on ``ENEnvironment/default``, as Apple's `ENManager()` (a designated initializer, so a
+    /// subclass may override it).
+    public init() {
+        let environment = ENEnvironment.default
+        self.environment = environment
+        self.storage = FrameworkStorage(environment: environment)
     }
 
     /// Creates a manager on `environment`.
@@ -77,20 +90,20 @@ public final class ENManager: ExposureManaging {
     // MARK: State
 
     /// The queue handlers are called on; the main queue by default.
-    public var dispatchQueue: DispatchQueue {
+    open var dispatchQueue: DispatchQueue {
         get { gate.queue }
         set { gate.queue = newValue }
     }
 
     /// The status of Exposure Notification; ``ENStatus/unknown`` until ``activate()`` has completed.
-    public var exposureNotificationStatus: ENStatus { state.withLock { $0.status } }
+    open var exposureNotificationStatus: ENStatus { state.withLock { $0.status } }
 
     /// Whether Exposure Notification is enabled; `false` until ``activate()`` has completed.
-    public var exposureNotificationEnabled: Bool { state.withLock { $0.enabled } }
+    open var exposureNotificationEnabled: Bool { state.withLock { $0.enabled } }
 
     /// Whether the user authorized the app, read from the framework's state; readable before ``activate()``.
     /// `ENAuthorizationStatus.unknown` when the state cannot be read.
-    public var authorizationStatus: ENAuthorizationStatus {
+    open var authorizationStatus: ENAuthorizationStatus {
         (try? storage.managerState().authorizationStatus) ?? .unknown
     }
 
@@ -100,7 +113,7 @@ public final class ENManager: ExposureManaging {
     }
 
     /// Called once, on ``dispatchQueue``, when ``invalidate()`` has completed; cleared before it is called.
-    public var invalidationHandler: (() -> Void)? {
+    open var invalidationHandler: (() -> Void)? {
         get { state.withLock { $0.invalidationHandler.value } }
         set {
             let handler = Unchecked(newValue)
@@ -110,7 +123,7 @@ public final class ENManager: ExposureManaging {
 
     /// Called on ``dispatchQueue`` with ``ENActivityFlags/periodicRun`` by the environment's scheduler while
     /// Exposure Notification is enabled (set it before ``activate()``, as Apple's documentation says).
-    public var activityHandler: ENActivityHandler? {
+    open var activityHandler: ENActivityHandler? {
         get { state.withLock { $0.activityHandler.value } }
         set {
             let handler = Unchecked(newValue)
@@ -119,7 +132,7 @@ public final class ENManager: ExposureManaging {
     }
 
     /// Called on ``dispatchQueue`` with the keys that ``requestPreAuthorizedDiagnosisKeys()`` releases.
-    public var diagnosisKeysAvailableHandler: ENDiagnosisKeysAvailableHandler? {
+    open var diagnosisKeysAvailableHandler: ENDiagnosisKeysAvailableHandler? {
         get { state.withLock { $0.diagnosisKeysAvailableHandler.value } }
         set {
             let handler = Unchecked(newValue)
@@ -129,7 +142,7 @@ public final class ENManager: ExposureManaging {
 
     /// The status, enabled flag and authorization: the current values first, then each change, until the
     /// manager is invalidated.
-    public func statusUpdates() -> AsyncStream<ENStatusUpdate> {
+    open func statusUpdates() -> AsyncStream<ENStatusUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: ENStatusUpdate.self)
         let authorization = authorizationStatus
         state.withLock { state in
@@ -156,7 +169,7 @@ public final class ENManager: ExposureManaging {
     ///
     /// - Throws: `ENError.apiMisuse` on a second call; `invalidated` after ``invalidate()``; the store's error
     ///   when the state cannot be opened.
-    public func activate() async throws(ENError) {
+    open func activate() async throws(ENError) {
         let claimed: ENError? = state.withLock { state in
             switch state.phase {
             case .created:
@@ -172,6 +185,8 @@ public final class ENManager: ExposureManaging {
                 let saved = try self.storage.managerState()
                 self.state.withLock { $0.phase = .activated }
                 self.apply(enabled: saved.exposureNotificationEnabled, authorization: saved.authorizationStatus)
+                try self.storage.maintain(at: self.environment.clock.now)
+                self.schedulePeriodicRuns()
             }
         } catch {
             // A failed activation may be tried again.
@@ -182,7 +197,7 @@ public final class ENManager: ExposureManaging {
 
     /// Invalidates the manager: stops the radio and the periodic runs, fails pending operations with
     /// `ENError.invalidated`, then calls ``invalidationHandler`` once on ``dispatchQueue``.
-    public func invalidate() {
+    open func invalidate() {
         let (handler, observers, periodic, radioRunning) = state.withLock { state in
             let handler = state.invalidationHandler.value
             state.invalidationHandler = Unchecked(nil)
@@ -202,7 +217,7 @@ public final class ENManager: ExposureManaging {
     }
 
     /// Runs `operation` and delivers its result on ``dispatchQueue``; see ``ExposureManaging/deliver(_:to:)``.
-    public func deliver<Value: Sendable>(
+    open func deliver<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws(ENError) -> Value,
         to completion: @escaping (Result<Value, ENError>) -> Void
     ) {
@@ -215,7 +230,7 @@ public final class ENManager: ExposureManaging {
     ///
     /// - Throws: `apiMisuse` before activation; `notAuthorized` when the user refuses (or refused before);
     ///   `restricted` under a device policy.
-    public func setExposureNotificationEnabled(_ enabled: Bool) async throws(ENError) {
+    open func setExposureNotificationEnabled(_ enabled: Bool) async throws(ENError) {
         try await activated { () async throws(ENError) in
             var authorization = try self.storage.managerState().authorizationStatus
             if enabled {
@@ -236,6 +251,8 @@ public final class ENManager: ExposureManaging {
             }
             try self.storage.setEnabled(enabled)
             self.apply(enabled: enabled, authorization: authorization)
+            // Enabled now: today's key exists from this moment, as on iOS (whether or not the radio asks for it).
+            try self.storage.maintain(at: self.environment.clock.now)
         }
     }
 
@@ -245,12 +262,13 @@ public final class ENManager: ExposureManaging {
     /// current key.
     ///
     /// - Throws: `notAuthorized` when the app is not authorized or the user refuses.
-    public func getDiagnosisKeys() async throws(ENError) -> [ENTemporaryExposureKey] {
+    open func getDiagnosisKeys() async throws(ENError) -> [ENTemporaryExposureKey] {
         try await activated { () async throws(ENError) in
             try self.requireAuthorization()
             guard await self.environment.consent.releaseDiagnosisKeys() else {
                 throw ENError(.notAuthorized, "the user did not release the keys")
             }
+            try self.storage.maintain(at: self.environment.clock.now)
             return try self.storage.releasedKeys(
                 at: self.environment.clock.now, sameDay: self.environment.apiVersion == .version2)
         }
@@ -260,7 +278,7 @@ public final class ENManager: ExposureManaging {
     ///
     /// - Throws: `notEntitled` without ``ENEntitlements/testDiagnosisKeys``; `notAuthorized` as
     ///   ``getDiagnosisKeys()``.
-    public func getTestDiagnosisKeys() async throws(ENError) -> [ENTemporaryExposureKey] {
+    open func getTestDiagnosisKeys() async throws(ENError) -> [ENTemporaryExposureKey] {
         try await activated { () async throws(ENError) in
             guard self.environment.entitlements.contains(.testDiagnosisKeys) else {
                 throw ENError(.notEntitled, "getTestDiagnosisKeys needs the test entitlement")
@@ -269,6 +287,7 @@ public final class ENManager: ExposureManaging {
             guard await self.environment.consent.releaseDiagnosisKeys() else {
                 throw ENError(.notAuthorized, "the user did not release the keys")
             }
+            try self.storage.maintain(at: self.environment.clock.now)
             return try self.storage.testKeys(at: self.environment.clock.now)
         }
     }
@@ -277,7 +296,7 @@ public final class ENManager: ExposureManaging {
     ///
     /// - Throws: `notAuthorized` when the app is not authorized or the user refuses; `notEnabled` when
     ///   Exposure Notification is off.
-    public func preAuthorizeDiagnosisKeys() async throws(ENError) {
+    open func preAuthorizeDiagnosisKeys() async throws(ENError) {
         try await activated { () async throws(ENError) in
             try self.requireAuthorization()
             guard self.exposureNotificationEnabled else {
@@ -295,12 +314,13 @@ public final class ENManager: ExposureManaging {
     ///
     /// - Throws: `apiMisuse` without a ``diagnosisKeysAvailableHandler``; `notAuthorized` without a
     ///   pre-authorization or after it expired (5 days).
-    public func requestPreAuthorizedDiagnosisKeys() async throws(ENError) {
+    open func requestPreAuthorizedDiagnosisKeys() async throws(ENError) {
         try await activated { () async throws(ENError) in
             guard let handler = self.state.withLock({ $0.diagnosisKeysAvailableHandler }).value else {
                 throw ENError(.apiMisuse, "set diagnosisKeysAvailableHandler before requesting pre-authorized keys")
             }
             let now = self.environment.clock.now
+            try self.storage.maintain(at: now)
             guard
                 let release = try self.storage.releasePreAuthorizedKeys(
                     at: now, validity: self.environment.limits.preAuthorizationValidity,
@@ -314,7 +334,7 @@ public final class ENManager: ExposureManaging {
     /// Whether the user traveled in the exposure period, from the environment.
     ///
     /// - Throws: `travelStatusNotAvailable` when the environment cannot tell.
-    public func getUserTraveled() async throws(ENError) -> Bool {
+    open func getUserTraveled() async throws(ENError) -> Bool {
         try await activated { () async throws(ENError) in
             guard let travelStatus = self.environment.travelStatus else {
                 throw ENError(.travelStatusNotAvailable, "the travel status is not available")
@@ -345,11 +365,12 @@ public final class ENManager: ExposureManaging {
     ///   any work); `badParameter` for an invalid configuration or a `.bin` without its `.sig` (or the
     ///   reverse), naming the file; `badFormat` for a file that is no export file or does not verify (context
     ///   section `export.sig`), naming it; `invalidated` when cancelled or invalidated.
-    public func detectExposures(
+    open func detectExposures(
         configuration: ENExposureConfiguration, diagnosisKeyURLs: [URL]
     ) async throws(ENError) -> ENExposureDetectionSummary {
         try await activated { () async throws(ENError) in
             try self.requireDetectionAllowed()
+            try self.storage.maintain(at: self.environment.clock.now)
             let files = try DiagnosisKeyFile.group(diagnosisKeyURLs)
             return try await self.runDetection(configuration: configuration, files: files)
         }
@@ -359,7 +380,7 @@ public final class ENManager: ExposureManaging {
     /// ``detectExposures(configuration:diagnosisKeyURLs:)`` with no URLs. API version 2 only, as on iOS.
     ///
     /// - Throws: `apiMisuse` with API version 1; otherwise as ``detectExposures(configuration:diagnosisKeyURLs:)``.
-    public func detectExposures(
+    open func detectExposures(
         configuration: ENExposureConfiguration
     ) async throws(ENError) -> ENExposureDetectionSummary {
         try await activated { () async throws(ENError) in
@@ -367,6 +388,7 @@ public final class ENManager: ExposureManaging {
                 throw ENError(.apiMisuse, "detectExposures(configuration:) needs ENAPIVersion 2")
             }
             try self.requireDetectionAllowed()
+            try self.storage.maintain(at: self.environment.clock.now)
             return try await self.runDetection(configuration: configuration, files: [])
         }
     }
@@ -377,7 +399,7 @@ public final class ENManager: ExposureManaging {
     ///
     /// - Throws: `apiMisuse` with API version 1 or for a version 1 summary; `badParameter` for a summary that
     ///   this manager did not return, or whose detection expired (after 14 days).
-    public func getExposureWindows(summary: ENExposureDetectionSummary) async throws(ENError) -> [ENExposureWindow] {
+    open func getExposureWindows(summary: ENExposureDetectionSummary) async throws(ENError) -> [ENExposureWindow] {
         try await activated { () async throws(ENError) in
             guard self.environment.apiVersion == .version2 else {
                 throw ENError(.apiMisuse, "getExposureWindows needs ENAPIVersion 2")
@@ -391,7 +413,7 @@ public final class ENManager: ExposureManaging {
     ///
     /// - Throws: `apiMisuse` with API version 2 or for a version 2 summary; `badParameter` for a summary that
     ///   this manager did not return, or whose detection expired (after 14 days).
-    public func getExposureInfo(
+    open func getExposureInfo(
         summary: ENExposureDetectionSummary, userExplanation: String
     ) async throws(ENError) -> [ENExposureInfo] {
         try await activated { () async throws(ENError) in
@@ -486,6 +508,7 @@ public final class ENManager: ExposureManaging {
         }
         let update = ENStatusUpdate(status: status, enabled: enabled, authorizationStatus: authorization)
         for observer in observers { observer.yield(update) }
+        ENStatusChanges.post()
         if start { startRadio() }
         if stop { stopRadio() }
     }
@@ -495,30 +518,36 @@ public final class ENManager: ExposureManaging {
         radio.startBroadcasting(Broadcaster(storage: storage))
         let storage = self.storage
         radio.startScanning { sighting in storage.record(sighting) }
+    }
+
+    /// Schedules the periodic runs for as long as the manager is activated: retention runs in each, enabled or
+    /// not, and the app's handler is called while Exposure Notification is enabled.
+    private func schedulePeriodicRuns() {
         let task = environment.scheduler.schedule(every: environment.limits.periodicRunInterval) { [weak self] in
             self?.periodicRun()
         }
-        let old = state.withLock { state in
+        let (old, stored) = state.withLock { state in
+            guard state.phase == .activated else { return (nil as (any ENScheduledTask)?, false) }
             let old = state.periodicTask
             state.periodicTask = task
-            return old
+            return (old, true)
         }
         old?.cancel()
+        if !stored { task.cancel() }
     }
 
     private func stopRadio() {
         environment.radio.stopBroadcasting()
         environment.radio.stopScanning()
-        let task = state.withLock { state in
-            let task = state.periodicTask
-            state.periodicTask = nil
-            return task
-        }
-        task?.cancel()
     }
 
+    /// A periodic run (every ``ENLimits/periodicRunInterval``, at most a day, while activated): retention and, while
+    /// enabled, the new day's key; then, while enabled, the app's activity handler.
     private func periodicRun() {
-        guard let handler = state.withLock({ $0.activityHandler }).value else { return }
+        try? storage.maintain(at: environment.clock.now)
+        guard let handler = state.withLock({ $0.radioRunning ? $0.activityHandler : Unchecked(nil) }).value else {
+            return
+        }
         let delivered = Unchecked(handler)
         gate.post { delivered.value(.periodicRun) }
     }

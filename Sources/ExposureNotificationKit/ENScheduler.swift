@@ -3,8 +3,9 @@ public import Foundation
 /// What launches an app for background work: iOS's background task scheduler, or a simulation's scheduler on a
 /// virtual clock.
 ///
-/// The manager asks it to run the app's `activityHandler` periodically (at least once a day) while Exposure
-/// Notification is enabled.
+/// The manager asks it for periodic runs (at least once a day) from activation until invalidation: each deletes what
+/// is past retention and, while Exposure Notification is enabled, makes the day's key and runs the app's
+/// `activityHandler`.
 public protocol ENScheduler: Sendable {
     /// Runs `work` every `interval` seconds until the returned task is cancelled.
     func schedule(every interval: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any ENScheduledTask

@@ -20,21 +20,18 @@ final class FrameworkStorage: Sendable {
         try opened.withLock { (store: inout ENDeviceStore?) throws(ENError) -> ENDeviceStore in
             if let store { return store }
             let clock = environment.clock
-            let configuration = ENStoreConfiguration(
+            var configuration = ENStoreConfiguration(
                 retentionPeriod: environment.limits.retention, now: { clock.now })
+            configuration.cipher = try Self.cipher(environment.storeKeyProvider)
             let new: ENDeviceStore
             switch environment.storeLocation {
             case .inMemory:
                 new = try ENDeviceStore(inMemoryWith: configuration)
             case .directory(let directory):
-                do {
-                    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                } catch {
-                    throw ENError(
-                        .insufficientStorage, "cannot create the store directory \(directory.path): \(error)")
-                }
-                new = try ENDeviceStore(
-                    path: directory.appendingPathComponent(Self.fileName).path, configuration: configuration)
+                let path = directory.appendingPathComponent(Self.fileName).path
+                try Self.prepareOwnerOnly(directory: directory, databasePath: path)
+                new = try ENDeviceStore(path: path, configuration: configuration)
+                try Self.restrictToOwner(databasePath: path)
             }
             store = new
             return new
@@ -66,13 +63,21 @@ final class FrameworkStorage: Sendable {
     /// key is left out.
     func releasedKeys(at date: Date, sameDay: Bool) throws(ENError) -> [ENTemporaryExposureKey] {
         let store = try store()
-        let interval = ENIntervalNumber(date: date)
         var shortened: ENTemporaryExposureKey?
         if sameDay {
             shortened = try store.write(.endCurrentKey(at: date, makeKeyData: Self.makeKeyData))
         }
+        return releasable(try store.read(.ownKeys), shortened: shortened, at: date)
+    }
+
+    /// Of the stored `keys`, those a release at `date` gives: valid within the retention period and ended by
+    /// `date`, and `shortened` (the current key ended at `date` by a same-day release).
+    private func releasable(
+        _ keys: [ENTemporaryExposureKey], shortened: ENTemporaryExposureKey?, at date: Date
+    ) -> [ENTemporaryExposureKey] {
+        let interval = ENIntervalNumber(date: date)
         let oldest = ENIntervalNumber(date: date.addingTimeInterval(-environment.limits.retention))
-        return try store.read(.ownKeys).compactMap { key in
+        return keys.compactMap { key in
             if let shortened, key.keyData == shortened.keyData { return shortened }
             guard key.rollingEndNumber > oldest, key.rollingEndNumber <= interval else { return nil }
             return key
@@ -86,22 +91,38 @@ final class FrameworkStorage: Sendable {
         return try store().read(.ownKeys).filter { $0.rollingEndNumber > oldest && $0.rollingStartNumber <= interval }
     }
 
-    /// Releases the keys under the pre-authorization, once: nil when the keys were already released.
+    /// Releases the keys under the pre-authorization, once ever: the checks (authorization, enabled, the
+    /// pre-authorization's date and validity) and the "released" mark are one store transaction, so concurrent
+    /// requests release once. `nil` when the keys were already released.
     ///
-    /// - Throws: `notAuthorized` without a pre-authorization, or when it is older than `validity`.
+    /// - Throws: `notAuthorized` without authorization or a pre-authorization, when it expired, or when `date` is
+    ///   earlier than it (a clock set back; the pre-authorization is then withdrawn); `notEnabled` when Exposure
+    ///   Notification is off.
     func releasePreAuthorizedKeys(
         at date: Date, validity: TimeInterval, sameDay: Bool
     ) throws(ENError) -> [ENTemporaryExposureKey]? {
-        guard let preAuthorization = try managerState().preAuthorization else {
+        let outcome = try store().write(
+            .releasePreAuthorizedKeys(at: date, validity: validity, sameDay: sameDay, makeKeyData: Self.makeKeyData))
+        switch outcome {
+        case .released(let keys, let shortened):
+            return releasable(keys, shortened: shortened, at: date)
+        case .alreadyReleased:
+            return nil
+        case .notPreAuthorized:
             throw ENError(.notAuthorized, "the user has not pre-authorized the release of the keys")
+        case .expired(let authorizedAt):
+            throw ENError(.notAuthorized, "the pre-authorization of \(authorizedAt) has expired")
+        case .beforeAuthorization(let authorizedAt):
+            throw ENError(
+                .notAuthorized,
+                "the clock (\(date)) is earlier than the pre-authorization (\(authorizedAt)); it was withdrawn")
+        case .notAuthorized(.restricted):
+            throw ENError(.restricted, "a system policy does not allow Exposure Notification")
+        case .notAuthorized:
+            throw ENError(.notAuthorized, "the user has not authorized Exposure Notification")
+        case .notEnabled:
+            throw ENError(.notEnabled, "Exposure Notification is not enabled")
         }
-        if preAuthorization.isReleased { return nil }
-        guard date.timeIntervalSince(preAuthorization.authorizedAt) <= validity else {
-            throw ENError(.notAuthorized, "the pre-authorization of \(preAuthorization.authorizedAt) has expired")
-        }
-        let keys = try releasedKeys(at: date, sameDay: sameDay)
-        try setPreAuthorization(ENPreAuthorization(authorizedAt: preAuthorization.authorizedAt, releasedAt: date))
-        return keys
     }
 
     /// Records a sighting the radio heard. A sighting that cannot be stored is dropped (as a phone drops what it

@@ -336,6 +336,7 @@ public final class ScriptedExposureManager: ExposureManaging {
                         return (result, before == after ? [] : state.observers, after)
                     }
             for observer in observers { observer.yield(update) }
+            ENStatusChanges.post()
             return try result.get()
         }
     }

@@ -97,4 +97,18 @@ struct ExposureConfigurationAppleShapeTests {
         #expect(decoded == configuration)
         #expect(decoded.metadata?["thresholds"] as? [Int] == [50, 70])
     }
+
+    @Test("metadata's attenuationDurationThresholds are honoured while the property holds its default, as iOS 13.5")
+    func thresholdsFromMetadata() {
+        var configuration = ENExposureConfiguration()
+        configuration.metadata = ["attenuationDurationThresholds": [55, 63]]
+        #expect(configuration.appliedAttenuationDurationThresholds == [55, 63])
+        #expect(configuration.attenuationBucket(for: 52) == .immediate)
+        #expect(configuration.attenuationBucket(for: 100) == .medium, "two thresholds: a third of 255")
+        configuration.attenuationDurationThresholds = [40, 60]
+        #expect(configuration.appliedAttenuationDurationThresholds == [40, 60], "the property wins when it is set")
+        configuration.attenuationDurationThresholds = ENExposureConfiguration.defaultAttenuationDurationThresholds
+        configuration.metadata = ["attenuationDurationThresholds": [55, "x"]]
+        #expect(configuration.appliedAttenuationDurationThresholds == [50, 70, 90], "not numbers: the default")
+    }
 }

@@ -118,3 +118,24 @@ struct KeyFileDownloaderTests {
         }
     }
 }
+
+@Suite("ENKeyFileDownloader over HTTP: a body that never ends")
+struct KeyFileDownloaderStreamingTests {
+    @Test("a download that never ends stops at the limit while streaming, as badFormat naming the URL")
+    func endlessBodyStopsAtTheLimit() async throws {
+        // The server's cap is far above what reaches the client before its cancellation lands (URLSession keeps
+        // reading while the cancellation travels to its queue), and far below what a whole-body download writes.
+        let cap = 2 << 30
+        let server = try EndlessHTTPServer(cap: cap)
+        var downloader = ENKeyFileDownloader(serverURL: URL(string: "http://127.0.0.1:\(server.port)")!)
+        downloader.maximumIndexBytes = 1 << 20
+        await #expect {
+            _ = try await downloader.entries()
+        } throws: { error in
+            let error = try #require(error as? ENError)
+            return error.code == .badFormat && error.context.file == "http://127.0.0.1:\(server.port)/index.txt"
+        }
+        let sent = server.bytesSent()
+        #expect(sent < cap, "the client read the endless body to the server's cap instead of stopping at the limit")
+    }
+}

@@ -165,13 +165,21 @@ struct ManagerLifecycleTests {
         manager.dispatchQueue = queue
         let flags = Locked<[ENActivityFlags]>([])
         manager.activityHandler = { flag in flags.withLock { $0.append(flag) } }
-        try await manager.activate()
         #expect(fixture.scheduler.fire() == 0)
+        try await manager.activate()
+        // One periodic job from activation (retention runs in it, enabled or not); the handler only while enabled.
+        #expect(fixture.scheduler.fire() == 1)
+        queue.sync {}
+        #expect(flags.withLock { $0 }.isEmpty)
         try await manager.setExposureNotificationEnabled(true)
         #expect(fixture.scheduler.fire() == 1)
         queue.sync {}
         #expect(flags.withLock { $0 } == [.periodicRun])
         try await manager.setExposureNotificationEnabled(false)
+        #expect(fixture.scheduler.fire() == 1)
+        queue.sync {}
+        #expect(flags.withLock { $0 } == [.periodicRun])
+        manager.invalidate()
         #expect(fixture.scheduler.fire() == 0)
     }
 

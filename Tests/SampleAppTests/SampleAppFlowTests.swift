@@ -57,9 +57,19 @@ import Testing
             at: directory.url.appendingPathComponent("framework"), withIntermediateDirectories: true)
 
         // Launch: `ExposureManager.shared` activates and, as the user says yes, enables Exposure Notification.
+        // The exposures screen observes the status as the sample's `ExposuresViewController` does.
         #expect(ENManager.authorizationStatus == .unknown)
+        var keyValueObservers = [NSKeyValueObservation]()
+        let statuses = AsyncStream.makeStream(of: ENStatus.self)
+        keyValueObservers.append(
+            ExposureManager.shared.manager.observe(\.exposureNotificationStatus) { manager, change in
+                statuses.continuation.yield(manager.exposureNotificationStatus)
+            })
         let manager = ExposureManager.shared.manager
+        statuses.continuation.yield(manager.exposureNotificationStatus)  // in case it changed before observing
         try await waitUntil { manager.exposureNotificationEnabled }
+        for await status in statuses.stream where status == .active { break }
+        keyValueObservers.removeAll()
         #expect(ENManager.authorizationStatus == .authorized)
         #expect(manager.exposureNotificationStatus == .active)
         #expect(consent.prompts.withLock { $0 } == ["authorize"])
@@ -160,10 +170,13 @@ import Testing
         #expect(LocalStore.shared.exposures.count == 2 * exposureDays.count)
         #expect(LocalStore.shared.nextDiagnosisKeyFileIndex == published.count)
 
-        // The iOS 12.5 path (`setLaunchActivityHandlerForPeriodicRuns`, the app's `setLaunchActivityHandler`)
-        // compiles but is not run: on Linux a `@convention(block)` closure crashes the process as soon as it is
-        // copied or boxed (no Objective-C block runtime), which the helper's `setValue(_:forKey:)` call does.
-        // ENManager's `setValue(_:forKey:)` itself is tested with a Swift closure in ExposureNotificationKitTests.
+        // The iOS 12.5 path: the app's `setLaunchActivityHandler` passes a `@convention(block)` closure to
+        // `setValue(_:forKey:)`, and the handler it sets is the manager's activity handler.
+        let saved = manager.activityHandler
+        manager.activityHandler = nil
+        ExposureManager.shared.setLaunchActivityHandlerForPeriodicRuns()
+        #expect(manager.activityHandler != nil)
+        manager.activityHandler = saved
     }
 
     /// Runs one of the sample's `completion: (Error?) -> Void` functions and returns its error.

@@ -1,0 +1,37 @@
+internal import ENCore
+internal import ENCrypto
+internal import ENStore
+internal import Foundation
+
+/// What the framework does while it runs, not only when its store opens: retention, the day's key, and the
+/// store's cipher from the app's key provider.
+extension FrameworkStorage {
+    /// Deletes what is older than the retention period (own keys, sightings, cached key files, results) and,
+    /// while Exposure Notification is enabled and authorized, makes the key of `date`'s day if there is none yet
+    /// (as Apple's framework has a key from the moment it is enabled, whether or not the radio asked for one).
+    ///
+    /// The manager runs it when it is enabled, periodically while it is activated, and before every release of
+    /// keys and every detection.
+    func maintain(at date: Date) throws(ENError) {
+        let store = try store()
+        try store.write(.deleteExpiredRecords(now: date))
+        let state = try store.read(.managerState)
+        if state.exposureNotificationEnabled, state.authorizationStatus == .authorized {
+            _ = try currentKey(at: date)
+        }
+    }
+
+    /// The store's cipher: AES-GCM under the provider's key, or `nil` without a provider.
+    ///
+    /// - Throws: the provider's error; `badParameter` when the key is not 16 or 32 bytes.
+    static func cipher(_ provider: (any ENStoreKeyProvider)?) throws(ENError) -> (any ENAuthenticatedCipher)? {
+        guard let provider else { return nil }
+        var key = try provider.storeKey()
+        defer { key.resetBytes(in: 0..<key.count) }
+        do {
+            return try AESGCM.Key(data: key)
+        } catch {
+            throw ENError(.badParameter, "the store key provider's key is \(key.count) bytes; it must be 16 or 32")
+        }
+    }
+}
