@@ -20,7 +20,8 @@ import Testing
         let tables = documentedOptionTables(documentation)
 
         for table in tables where table.heading.words.isDisjoint(with: names) {
-            Issue.record("enserver.md: the option table under \"\(table.heading.text)\" names no subcommand of enserver")
+            Issue.record(
+                "enserver.md: the option table under \"\(table.heading.text)\" names no subcommand of enserver")
         }
         for subcommand in subcommands {
             let name = subcommand._commandName

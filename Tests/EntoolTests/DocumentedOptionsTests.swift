@@ -69,8 +69,9 @@ import Testing
 
             """
         #expect(helpOptions(help) == ["--tek", "--a-very-long-option-name", "--json", "--help"])
-        #expect(helpSubcommands("SUBCOMMANDS:\n  derive   Derive.\n  demo (default)   Demo.\n\n  See more.\n")
-            == ["derive", "demo"])
+        #expect(
+            helpSubcommands("SUBCOMMANDS:\n  derive   Derive.\n  demo (default)   Demo.\n\n  See more.\n")
+                == ["derive", "demo"])
     }
 }
 
