@@ -30,8 +30,8 @@ extension ENKeyServerSQLiteStore {
                         VALUES (?, ?, ?, ?, 0, 0, 'open', ?, ?)
                         """,
                     arguments: [
-                        nextIndex, StoreCodec.column(date), Int64(window.lowerBound), Int64(window.upperBound),
-                        keysFrom.map(StoreCodec.column), StoreCodec.column(keysUntil),
+                        nextIndex, SQLiteCodec.column(date), Int64(window.lowerBound), Int64(window.upperBound),
+                        keysFrom.map(SQLiteCodec.column), SQLiteCodec.column(keysUntil),
                     ])
                 nextIndex += 1
             }
@@ -49,8 +49,8 @@ extension ENKeyServerSQLiteStore {
                             SELECT MIN(revised_at) FROM key_server_keys
                             WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < ?)
                         """,
-                    arguments: [StoreCodec.column(until), StoreCodec.column(until)]
-                ).map(StoreCodec.date)
+                    arguments: [SQLiteCodec.column(until), SQLiteCodec.column(until)]
+                ).map(SQLiteCodec.date)
             }
             let latest = latestEnd.map { UInt64(max(0, $0)) }
             for batch in configuration.batchWindows(latestEnd: latest, earliestWaiting: earliest, at: date) {
@@ -65,18 +65,18 @@ extension ENKeyServerSQLiteStore {
                         WHERE status = 'open' AND (lease_expires IS NULL OR lease_expires <= ?)
                         ORDER BY batch_index LIMIT 1
                         """,
-                    arguments: [StoreCodec.column(date)])
+                    arguments: [SQLiteCodec.column(date)])
             else { return nil }
             let expires = date.addingTimeInterval(configuration.exportLeaseDuration)
             let lease = ENKeyServerExportLease(
                 batchIndex: try row.stored("batch_index"),
                 startTimestamp: UInt64(max(0, (try row.stored("start_timestamp", as: Int64.self)))),
                 endTimestamp: UInt64(max(0, (try row.stored("end_timestamp", as: Int64.self)))),
-                keysFrom: ((try row.stored("keys_from", as: Double?.self))).map(StoreCodec.date),
-                keysUntil: StoreCodec.date(try row.stored("keys_until")), owner: owner, expiresAt: expires)
+                keysFrom: ((try row.stored("keys_from", as: Double?.self))).map(SQLiteCodec.date),
+                keysUntil: SQLiteCodec.date(try row.stored("keys_until")), owner: owner, expiresAt: expires)
             try db.execute(
                 sql: "UPDATE key_server_batches SET lease_owner = ?, lease_expires = ? WHERE batch_index = ?",
-                arguments: [owner, StoreCodec.column(expires), lease.batchIndex])
+                arguments: [owner, SQLiteCodec.column(expires), lease.batchIndex])
             return lease
         }
     }
@@ -114,7 +114,7 @@ extension ENKeyServerSQLiteStore {
                     db,
                     sql: "SELECT MAX(first_file_index + file_count) FROM key_server_batches WHERE status = 'complete'")
                 ?? 0
-            let created = StoreCodec.column(date)
+            let created = SQLiteCodec.column(date)
             var records: [ENKeyServerFile] = []
             for (number, data) in files.enumerated() {
                 let file = ENKeyServerFile(
@@ -161,13 +161,13 @@ extension ENKeyServerSQLiteStore {
                 arguments: [lease.batchIndex, contents.lastKeyRow] + window.arguments)
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT OR IGNORE INTO key_server_keys (\(StoreCodec.keyColumns), received_at, batch_index,
+                    INSERT OR IGNORE INTO key_server_keys (\(SQLiteCodec.keyColumns), received_at, batch_index,
                         is_padding)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
                     """)
-            let arrival = StoreCodec.column(contents.latestArrival ?? lease.keysUntil)
+            let arrival = SQLiteCodec.column(contents.latestArrival ?? lease.keysUntil)
             for key in paddingKeys {
-                try insert.execute(arguments: StoreCodec.keyArguments(key) + [arrival, lease.batchIndex])
+                try insert.execute(arguments: SQLiteCodec.keyArguments(key) + [arrival, lease.batchIndex])
             }
             return records
         }
@@ -213,7 +213,7 @@ extension ENKeyServerSQLiteStore {
                     """,
                 window.arguments)
             return ENKeyServerExportContents(
-                keys: keys, revisedKeys: revised, latestArrival: latest.map(StoreCodec.date), lastKeyRow: lastRow)
+                keys: keys, revisedKeys: revised, latestArrival: latest.map(SQLiteCodec.date), lastKeyRow: lastRow)
         }
     }
 
@@ -251,6 +251,6 @@ extension KeyServerTables {
     }
 
     static func window(_ lease: ENKeyServerExportLease) -> Window {
-        Window(from: lease.keysFrom.map(StoreCodec.column), until: StoreCodec.column(lease.keysUntil))
+        Window(from: lease.keysFrom.map(SQLiteCodec.column), until: SQLiteCodec.column(lease.keysUntil))
     }
 }

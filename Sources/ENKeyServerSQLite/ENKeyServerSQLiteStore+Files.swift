@@ -16,7 +16,7 @@ extension ENKeyServerSQLiteStore {
                 sql: "DELETE FROM key_server_files WHERE end_timestamp <= ?",
                 arguments: [Int64(ExportBatchWindow.unixSeconds(cutoff))])
             try db.execute(
-                sql: "DELETE FROM key_server_keys WHERE received_at < ?", arguments: [StoreCodec.column(cutoff)])
+                sql: "DELETE FROM key_server_keys WHERE received_at < ?", arguments: [SQLiteCodec.column(cutoff)])
             return db.changesCount
         }
     }
@@ -52,7 +52,7 @@ extension KeyServerTables {
                 batchIndex: try row.stored("batch_index"),
                 startTimestamp: UInt64(max(0, (try row.stored("start_timestamp", as: Int64.self)))),
                 endTimestamp: UInt64(max(0, (try row.stored("end_timestamp", as: Int64.self)))),
-                createdAt: StoreCodec.date(try row.stored("created_at")), data: try row.stored("data"))
+                createdAt: SQLiteCodec.date(try row.stored("created_at")), data: try row.stored("data"))
         }
     }
 }

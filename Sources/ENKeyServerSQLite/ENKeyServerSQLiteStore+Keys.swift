@@ -45,7 +45,7 @@ extension ENKeyServerSQLiteStore {
             ).map { row in
                 let index: Int = try row.stored(at: 0)
                 return ENKeyServerBatch(
-                    index: index, createdAt: StoreCodec.date(try row.stored(at: 1)),
+                    index: index, createdAt: SQLiteCodec.date(try row.stored(at: 1)),
                     keys: try KeyServerTables.keys(db, batch: index),
                     revisedKeys: try KeyServerTables.revisedKeys(db, batch: index))
             }
@@ -67,9 +67,9 @@ enum KeyServerTables {
         _ db: Database, where condition: String, _ arguments: StatementArguments
     ) throws -> [ENTemporaryExposureKey] {
         try Row.fetchAll(
-            db, sql: "SELECT \(StoreCodec.keyColumns) FROM key_server_keys WHERE \(condition) ORDER BY id",
+            db, sql: "SELECT \(SQLiteCodec.keyColumns) FROM key_server_keys WHERE \(condition) ORDER BY id",
             arguments: arguments
-        ).map { row in try StoreCodec.key(from: row) }
+        ).map { row in try SQLiteCodec.key(from: row) }
     }
 
     /// The revised keys of batch `batch` (awaiting publication when `nil`), in revision order: the revised
@@ -95,6 +95,6 @@ enum KeyServerTables {
                 FROM key_server_keys WHERE \(condition) ORDER BY revised_at, id
                 """,
             arguments: arguments
-        ).map { row in try StoreCodec.key(from: row) }
+        ).map { row in try SQLiteCodec.key(from: row) }
     }
 }

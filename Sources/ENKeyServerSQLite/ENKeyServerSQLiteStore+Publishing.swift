@@ -11,7 +11,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
         try await read { db in
             let find = try db.cachedStatement(
                 sql: """
-                    SELECT \(StoreCodec.keyColumns), received_at, revised_report_type, revised_days_since_onset,
+                    SELECT \(SQLiteCodec.keyColumns), received_at, revised_report_type, revised_days_since_onset,
                         revised_at
                     FROM key_server_keys WHERE key_data = ?
                     """)
@@ -20,7 +20,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
             for data in keyData where seen.insert(data).inserted {
                 guard let row = try Row.fetchOne(find, arguments: [data]) else { continue }
                 var stored = ENStoredDiagnosisKey(
-                    key: try StoreCodec.key(from: row), exportableAt: StoreCodec.date(try row.stored("received_at")))
+                    key: try SQLiteCodec.key(from: row), exportableAt: SQLiteCodec.date(try row.stored("received_at")))
                 if let revisedAt = (try row.stored("revised_at", as: Double?.self)),
                     let type = (try row.stored("revised_report_type", as: Int64?.self))
                 {
@@ -29,7 +29,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
                         keyData: data,
                         reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,
                         daysSinceOnsetOfSymptoms: onset.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,
-                        revisedAt: StoreCodec.date(revisedAt))
+                        revisedAt: SQLiteCodec.date(revisedAt))
                 }
                 result.append(stored)
             }
@@ -48,13 +48,13 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
         try await write { db in
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO key_server_keys (\(StoreCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO key_server_keys (\(SQLiteCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (key_data) DO NOTHING
                     """)
             var inserted: [Data] = []
             for insertion in insertions {
-                var arguments = StoreCodec.keyArguments(insertion.key)
-                arguments += [StoreCodec.column(insertion.exportableAt)]
+                var arguments = SQLiteCodec.keyArguments(insertion.key)
+                arguments += [SQLiteCodec.column(insertion.exportableAt)]
                 try insert.execute(arguments: arguments)
                 if db.changesCount == 1 { inserted.append(insertion.key.keyData) }
             }
@@ -69,7 +69,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
                     revision.daysSinceOnsetOfSymptoms == ENDaysSinceOnsetOfSymptomsUnknown
                     ? nil : Int64(revision.daysSinceOnsetOfSymptoms)
                 try revise.execute(arguments: [
-                    Int64(revision.reportType.rawValue), onset, StoreCodec.column(revision.revisedAt),
+                    Int64(revision.reportType.rawValue), onset, SQLiteCodec.column(revision.revisedAt),
                     revision.keyData,
                 ])
                 guard db.changesCount == 1 else {

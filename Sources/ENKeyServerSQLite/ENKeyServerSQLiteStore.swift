@@ -21,7 +21,7 @@ internal import GRDB
 /// (`ENKeyServerExporter.deleteExpired()`).
 public final class ENKeyServerSQLiteStore: Sendable {
     /// The store's database.
-    let database: ENStoreDatabase
+    let database: ENSQLiteDatabase
     /// The clock that dates what the store records when no date is given.
     public let clock: @Sendable () -> Date
 
@@ -34,19 +34,19 @@ public final class ENKeyServerSQLiteStore: Sendable {
     ///   `ENError.Code.unsupported` when a newer schema wrote it; `ENError.Code.dataInaccessible` when it
     ///   cannot be opened.
     public init(path: String, clock: @escaping @Sendable () -> Date = { Date() }) throws(ENError) {
-        database = try ENStoreDatabase(path: path, schema: KeyServerSchema.schema)
+        database = try ENSQLiteDatabase(path: path, schema: KeyServerSchema.schema)
         self.clock = clock
     }
 
     /// Opens an empty key-server store in memory, for tests and simulations.
     public init(clock: @escaping @Sendable () -> Date = { Date() }) throws(ENError) {
-        database = try ENStoreDatabase(inMemory: KeyServerSchema.schema)
+        database = try ENSQLiteDatabase(inMemory: KeyServerSchema.schema)
         self.clock = clock
     }
 
     /// Opens a store of `schema` at `path`: for the tests of the migration mechanism.
-    package init(path: String, schema: StoreSchema, clock: @escaping @Sendable () -> Date) throws(ENError) {
-        database = try ENStoreDatabase(path: path, schema: schema)
+    package init(path: String, schema: SQLiteSchema, clock: @escaping @Sendable () -> Date) throws(ENError) {
+        database = try ENSQLiteDatabase(path: path, schema: schema)
         self.clock = clock
     }
 
@@ -70,6 +70,6 @@ public final class ENKeyServerSQLiteStore: Sendable {
     func write<T: Sendable>(
         truncatesLog: Bool = false, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(ENError) -> T {
-        try await database.write(ENStoreWriteMode(truncatesLog: truncatesLog), body)
+        try await database.write(ENSQLiteWriteMode(truncatesLog: truncatesLog), body)
     }
 }

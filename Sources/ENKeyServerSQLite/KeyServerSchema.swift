@@ -9,7 +9,7 @@ internal import GRDB
 /// alone (unique), as Google's server identifies it.
 package enum KeyServerSchema {
     /// The schema, with every migration.
-    package static let schema = StoreSchema(
+    package static let schema = SQLiteSchema(
         kind: "ENKeyServerSQLiteStore", signatureTable: "key_server_keys", migrations: [("key-server-v1", migrateV1)])
 
     /// Schema key-server-v1.

@@ -8,7 +8,7 @@ package import GRDB
 /// and `write(_:)` run requests against it. A file store is a
 /// GRDB `DatabasePool` (readers never block the writer and see only committed transactions); an in-memory
 /// store is a `DatabaseQueue`.
-public final class ENStoreDatabase: Sendable {
+public final class ENSQLiteDatabase: Sendable {
     /// The file the database lives in, or `nil` in memory.
     public let path: String?
 
@@ -23,7 +23,7 @@ public final class ENStoreDatabase: Sendable {
     /// then switched, migrated and prepared as a copy, renamed over the original only when every step succeeded.
     /// `prepare` runs after the migrations, in one transaction, for every file.
     package init(
-        path: String, schema: StoreSchema, validate: (Database) throws -> Void = { _ in },
+        path: String, schema: SQLiteSchema, validate: (Database) throws -> Void = { _ in },
         prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
     ) throws(ENError) {
         let inRollbackJournalMode = try Self.validateExistingFile(at: path, schema: schema, validate: validate)
@@ -42,7 +42,7 @@ public final class ENStoreDatabase: Sendable {
     }
 
     /// Opens an empty in-memory database with `schema`.
-    package init(inMemory schema: StoreSchema, prepare: @escaping @Sendable (Database) throws -> Void = { _ in })
+    package init(inMemory schema: SQLiteSchema, prepare: @escaping @Sendable (Database) throws -> Void = { _ in })
         throws(ENError)
     {
         do {
@@ -60,7 +60,7 @@ public final class ENStoreDatabase: Sendable {
     /// The most bytes of write-ahead log left on disk once a checkpoint has copied it into the database.
     package static let logSizeLimit = 4 << 20
 
-    private static func configuration(_ schema: StoreSchema) -> Configuration {
+    private static func configuration(_ schema: SQLiteSchema) -> Configuration {
         var configuration = Configuration()
         configuration.label = schema.kind
         configuration.prepareDatabase { db in
@@ -77,7 +77,7 @@ public final class ENStoreDatabase: Sendable {
     ///
     /// - Returns: whether the file holds a database not yet in write-ahead-log mode.
     private static func validateExistingFile(
-        at path: String, schema: StoreSchema, validate: (Database) throws -> Void
+        at path: String, schema: SQLiteSchema, validate: (Database) throws -> Void
     ) throws(ENError) -> Bool {
         guard FileManager.default.fileExists(atPath: path) else { return false }
         // Opening a store switches a file to write-ahead logging, which rewrites its header: a file not yet in
@@ -126,7 +126,7 @@ public final class ENStoreDatabase: Sendable {
     /// switched to write-ahead logging and closed (which checkpoints it), then renamed over the original: the
     /// original is either untouched or replaced whole. A leftover copy from an interrupted open is removed first.
     private static func upgradeThroughCopy(
-        of path: String, _ schema: StoreSchema, _ configuration: Configuration,
+        of path: String, _ schema: SQLiteSchema, _ configuration: Configuration,
         prepare: @escaping @Sendable (Database) throws -> Void
     ) throws(ENError) {
         let copy = path + "-upgrading"
@@ -173,7 +173,7 @@ public final class ENStoreDatabase: Sendable {
 
     /// Refuses a database written by a newer build, runs the schema's migrations and then `prepare`.
     private static func migrate(
-        _ writer: some DatabaseWriter, path: String, _ schema: StoreSchema,
+        _ writer: some DatabaseWriter, path: String, _ schema: SQLiteSchema,
         prepare: @escaping @Sendable (Database) throws -> Void
     ) throws(ENError) {
         do {
@@ -197,7 +197,7 @@ public final class ENStoreDatabase: Sendable {
         do { return try await writer.read(body) } catch { throw ENError.store(error, path: displayPath) }
     }
 
-    package func write<T>(_ mode: ENStoreWriteMode, _ body: (Database) throws -> T) throws(ENError) -> T {
+    package func write<T>(_ mode: ENSQLiteWriteMode, _ body: (Database) throws -> T) throws(ENError) -> T {
         do {
             return try writer.writeWithoutTransaction { db in try Self.run(db, mode, truncating: path != nil, body) }
         } catch {
@@ -205,7 +205,7 @@ public final class ENStoreDatabase: Sendable {
         }
     }
 
-    package func write<T: Sendable>(_ mode: ENStoreWriteMode, _ body: @escaping @Sendable (Database) throws -> T)
+    package func write<T: Sendable>(_ mode: ENSQLiteWriteMode, _ body: @escaping @Sendable (Database) throws -> T)
         async throws(ENError) -> T
     {
         do {
@@ -219,7 +219,7 @@ public final class ENStoreDatabase: Sendable {
     /// Runs `body` in one transaction (unless `mode` says otherwise), then truncates the write-ahead log when
     /// `mode` asks for it, in the same access, so no other write comes between.
     private static func run<T>(
-        _ db: Database, _ mode: ENStoreWriteMode, truncating isFile: Bool, _ body: (Database) throws -> T
+        _ db: Database, _ mode: ENSQLiteWriteMode, truncating isFile: Bool, _ body: (Database) throws -> T
     ) throws -> T {
         var result: T?
         if mode.transactional {
@@ -254,7 +254,7 @@ public final class ENStoreDatabase: Sendable {
 
 /// How an update runs: in one transaction (always, except in the tests that prove readers would otherwise see
 /// half of it), and whether it truncates the write-ahead log afterwards (erasing).
-package struct ENStoreWriteMode: Sendable {
+package struct ENSQLiteWriteMode: Sendable {
     /// Whether the update runs in one transaction.
     package var transactional = true
     /// Whether the write-ahead log is truncated after the commit.

@@ -6,7 +6,7 @@ package import GRDB
 ///
 /// Dates are stored as `timeIntervalSinceReferenceDate` (the `Double` a `Date` holds), so they read back
 /// bit for bit.
-package enum StoreCodec {
+package enum SQLiteCodec {
     package static func column(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
     package static func date(_ column: Double) -> Date { Date(timeIntervalSinceReferenceDate: column) }
 

@@ -3,9 +3,9 @@ package import GRDB
 
 /// What one kind of store's database file looks like: the table that identifies it and its migrations.
 ///
-/// ``ENStoreDatabase`` opens any kind of store with it: an existing file is checked read-only against the
+/// ``ENSQLiteDatabase`` opens any kind of store with it: an existing file is checked read-only against the
 /// signature table and the migration identifiers before anything is written, then migrated.
-package struct StoreSchema: Sendable {
+package struct SQLiteSchema: Sendable {
     /// One migration: an identifier recorded in `grdb_migrations` and the SQL it runs.
     package typealias Migration = (identifier: String, migrate: @Sendable (Database) throws -> Void)
 

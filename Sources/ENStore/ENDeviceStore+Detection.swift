@@ -70,7 +70,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
         .init { store, db in
             try db.execute(
                 sql: "INSERT INTO detection_ledger (date) VALUES (?)",
-                arguments: [StoreCodec.column(date ?? store.configuration.now())])
+                arguments: [SQLiteCodec.column(date ?? store.configuration.now())])
         }
     }
 }
@@ -114,8 +114,8 @@ extension ENStoreQuery where Store == ENDeviceStore {
         .init { _, db in
             try Double.fetchAll(
                 db, sql: "SELECT date FROM detection_ledger WHERE date >= ? ORDER BY date, id",
-                arguments: [StoreCodec.column(date)]
-            ).map(StoreCodec.date)
+                arguments: [SQLiteCodec.column(date)]
+            ).map(SQLiteCodec.date)
         }
     }
 
@@ -201,9 +201,9 @@ enum DetectionTables {
         _ db: Database, _ record: ENDetectionRecord<Result>, _ result: Data, _ cipher: (any ENAuthenticatedCipher)?,
         _ contents: KeyFileContents
     ) throws -> Int64 {
-        let date = StoreCodec.column(record.date)
+        let date = SQLiteCodec.column(record.date)
         if let limit = record.rateLimit {
-            let since = StoreCodec.column(record.date.addingTimeInterval(-limit.window))
+            let since = SQLiteCodec.column(record.date.addingTimeInterval(-limit.window))
             let count =
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM detection_ledger WHERE date > ?", arguments: [since])
                 ?? 0
@@ -287,7 +287,7 @@ enum DetectionTables {
         let arguments: StatementArguments = kind.map { [$0] } ?? []
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             StoredRow(
-                id: try row.stored(at: 0), date: StoreCodec.date(try row.stored(at: 1)), kind: try row.stored(at: 2),
+                id: try row.stored(at: 0), date: SQLiteCodec.date(try row.stored(at: 1)), kind: try row.stored(at: 2),
                 result: try row.stored(at: 3))
         }
     }

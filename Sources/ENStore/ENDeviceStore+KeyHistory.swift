@@ -116,12 +116,12 @@ enum OwnKeyTable {
         var stored = key.keyData
         if let cipher {
             stored = try cipher.seal(
-                key.keyData, authenticating: StoreCodec.context("own_keys", key.rollingStartNumber))
+                key.keyData, authenticating: SQLiteCodec.context("own_keys", key.rollingStartNumber))
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO own_keys (rolling_start, rolling_period, key, created_at) VALUES (?, ?, ?, ?)",
             arguments: [
-                Int64(key.rollingStartNumber), Int64(key.rollingPeriod), stored, StoreCodec.column(now),
+                Int64(key.rollingStartNumber), Int64(key.rollingPeriod), stored, SQLiteCodec.column(now),
             ])
     }
 
@@ -129,7 +129,7 @@ enum OwnKeyTable {
         let start = UInt32(clamping: (try row.stored("rolling_start", as: Int64.self)))
         var keyData: Data = try row.stored("key")
         if let cipher {
-            keyData = try cipher.open(keyData, authenticating: StoreCodec.context("own_keys", start))
+            keyData = try cipher.open(keyData, authenticating: SQLiteCodec.context("own_keys", start))
         }
         guard keyData.count == ENTemporaryExposureKey.keyLength else {
             throw ENError(.badFormat, "the stored own key starting at interval \(start) is \(keyData.count) bytes")

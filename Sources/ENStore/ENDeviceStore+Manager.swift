@@ -27,7 +27,7 @@ extension ENStoreQuery where Store == ENDeviceStore {
             return ENManagerState(
                 exposureNotificationEnabled: try row.stored(at: 0), authorizationStatus: status,
                 preAuthorization: authorizedAt.map {
-                    ENPreAuthorization(authorizedAt: StoreCodec.date($0), releasedAt: releasedAt.map(StoreCodec.date))
+                    ENPreAuthorization(authorizedAt: SQLiteCodec.date($0), releasedAt: releasedAt.map(SQLiteCodec.date))
                 })
         }
     }
@@ -67,8 +67,8 @@ extension ENStoreUpdate where Store == ENDeviceStore {
             try db.execute(
                 sql: "UPDATE manager_state SET preauthorized_at = ?, preauthorization_released_at = ? WHERE id = 1",
                 arguments: [
-                    preAuthorization.map { StoreCodec.column($0.authorizedAt) },
-                    preAuthorization?.releasedAt.map(StoreCodec.column),
+                    preAuthorization.map { SQLiteCodec.column($0.authorizedAt) },
+                    preAuthorization?.releasedAt.map(SQLiteCodec.column),
                 ])
         }
     }

@@ -71,7 +71,7 @@ extension ENDeviceStore {
         _ db: Database, _ configuration: ENStoreConfiguration, now: Date?, contents: KeyFileContents
     ) throws -> ENStoreRecordCounts {
         let cutoff = (now ?? configuration.now()).addingTimeInterval(-configuration.retentionPeriod)
-        let date = StoreCodec.column(cutoff)
+        let date = SQLiteCodec.column(cutoff)
         let interval = Int64(ENIntervalNumber(date: cutoff))
         func delete(_ sql: String, _ arguments: StatementArguments) throws -> Int {
             try db.execute(sql: sql, arguments: arguments)

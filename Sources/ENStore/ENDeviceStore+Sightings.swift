@@ -15,9 +15,9 @@ extension ENStoreUpdate where Store == ENDeviceStore {
             let statement = try db.cachedStatement(sql: "INSERT INTO sightings (interval, payload) VALUES (?, ?)")
             for sighting in sightings {
                 let interval = sighting.interval
-                var payload = StoreCodec.sightingPayload(sighting)
+                var payload = SQLiteCodec.sightingPayload(sighting)
                 if let cipher {
-                    payload = try cipher.seal(payload, authenticating: StoreCodec.context("sightings", interval))
+                    payload = try cipher.seal(payload, authenticating: SQLiteCodec.context("sightings", interval))
                 }
                 try statement.execute(arguments: [Int64(interval), payload])
             }
@@ -57,12 +57,12 @@ extension ENStoreQuery where Store == ENDeviceStore {
             if let cipher {
                 let interval = UInt32(clamping: (try row.stored(at: 0, as: Int64.self)))
                 let sealed: Data = try row.stored(at: 1)
-                let payload = try cipher.open(sealed, authenticating: StoreCodec.context("sightings", interval))
-                sighting = try StoreCodec.sighting(fromPayload: payload)
+                let payload = try cipher.open(sealed, authenticating: SQLiteCodec.context("sightings", interval))
+                sighting = try SQLiteCodec.sighting(fromPayload: payload)
             } else {
                 // Decode in place, without copying the blob out of SQLite.
                 sighting = try row.withUnsafeData(atIndex: 1) { payload in
-                    try StoreCodec.sighting(fromPayload: payload ?? Data())
+                    try SQLiteCodec.sighting(fromPayload: payload ?? Data())
                 }
             }
             if sighting.timestamp >= start, end.map({ sighting.timestamp < $0 }) ?? true {

@@ -30,7 +30,7 @@ public final class ENDeviceStore: ENPersistentStore {
     /// The configuration the store was opened with.
     public let configuration: ENStoreConfiguration
     /// The store's database.
-    public let database: ENStoreDatabase
+    public let database: ENSQLiteDatabase
 
     /// Opens (creating if needed) the store in the file at `path` and brings its schema up to date.
     ///
@@ -54,10 +54,10 @@ public final class ENDeviceStore: ENPersistentStore {
         migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)]
     ) throws(ENError) {
         let (cipher, now) = (configuration.cipher, configuration.now())
-        let schema = StoreSchema(
+        let schema = SQLiteSchema(
             kind: FrameworkSchema.schema.kind, signatureTable: FrameworkSchema.schema.signatureTable,
             migrations: migrations)
-        database = try ENStoreDatabase(
+        database = try ENSQLiteDatabase(
             path: path, schema: schema,
             validate: { db in try ENDeviceStore.checkEncryption(db, cipher: cipher, path: path) },
             prepare: { db in
@@ -71,7 +71,7 @@ public final class ENDeviceStore: ENPersistentStore {
     /// Opens an empty store in memory, for tests and short-lived tools.
     public init(inMemoryWith configuration: ENStoreConfiguration = ENStoreConfiguration()) throws(ENError) {
         let (cipher, now) = (configuration.cipher, configuration.now())
-        database = try ENStoreDatabase(
+        database = try ENSQLiteDatabase(
             inMemory: FrameworkSchema.schema,
             prepare: { db in
                 try ENDeviceStore.prepare(
@@ -125,7 +125,7 @@ public final class ENDeviceStore: ENPersistentStore {
         let canary = try cipher?.seal(canaryPlaintext, authenticating: canaryContext)
         try db.execute(
             sql: "INSERT INTO store_metadata (id, created_at, encrypted, canary) VALUES (1, ?, ?, ?)",
-            arguments: [StoreCodec.column(now), cipher != nil, canary])
+            arguments: [SQLiteCodec.column(now), cipher != nil, canary])
     }
 
     /// Checks that `cipher` matches the store's choice (a store without metadata yet is new and passes).

@@ -24,7 +24,7 @@ internal import GRDB
 /// Conforming is reserved to this package's stores.
 public protocol ENPersistentStore: AnyObject, Sendable {
     /// The database the store's requests run against.
-    var database: ENStoreDatabase { get }
+    var database: ENSQLiteDatabase { get }
 }
 
 extension ENPersistentStore {

@@ -21,7 +21,7 @@ public struct ENStoreObservation<Element: Sendable>: AsyncSequence, Sendable {
     let values: AsyncValueObservation<Element>
     let path: String
 
-    init<Reducer: ValueReducer>(database: ENStoreDatabase, _ observation: ValueObservation<Reducer>)
+    init<Reducer: ValueReducer>(database: ENSQLiteDatabase, _ observation: ValueObservation<Reducer>)
     where Reducer.Value == Element, Element: Equatable {
         self.values = observation.removeDuplicates().values(in: database.writer)
         self.path = database.displayPath

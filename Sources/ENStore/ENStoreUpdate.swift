@@ -10,13 +10,13 @@ package import GRDB
 /// dot: `try store.write(.addSightings(sightings))`. An update that throws writes nothing.
 public struct ENStoreUpdate<Store: ENPersistentStore, Value: Sendable>: Sendable {
     let apply: @Sendable (Store, Database) throws -> Value
-    var mode: ENStoreWriteMode
+    var mode: ENSQLiteWriteMode
 
     /// An update that runs `apply` in one transaction; with `truncatesLog`, the write-ahead log is truncated
     /// after the commit (erasing: no erased page stays in the log).
     package init(truncatesLog: Bool = false, _ apply: @escaping @Sendable (Store, Database) throws -> Value) {
         self.apply = apply
-        self.mode = ENStoreWriteMode(transactional: true, truncatesLog: truncatesLog)
+        self.mode = ENSQLiteWriteMode(transactional: true, truncatesLog: truncatesLog)
     }
 
     /// The same update run without a transaction, each statement committing on its own.

@@ -12,7 +12,7 @@ package enum FrameworkSchema {
         ("v1", migrateV1)
     ]
 
-    static let schema = StoreSchema(kind: "ENDeviceStore", signatureTable: "store_metadata", migrations: migrations)
+    static let schema = SQLiteSchema(kind: "ENDeviceStore", signatureTable: "store_metadata", migrations: migrations)
 
     /// Schema v1: the device's framework state.
     ///

@@ -10,7 +10,7 @@ import Testing
 @Suite("Key-server store migration")
 struct KeyServerMigrationTests {
     /// The schema with one more migration, as the next released version would add one.
-    static let nextSchema = StoreSchema(
+    static let nextSchema = SQLiteSchema(
         kind: KeyServerSchema.schema.kind, signatureTable: KeyServerSchema.schema.signatureTable,
         migrations: KeyServerSchema.schema.migrations + [
             (

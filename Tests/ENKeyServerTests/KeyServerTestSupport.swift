@@ -3,6 +3,7 @@ import ENCrypto
 import ENExportFormat
 import ENKeyServer
 import ENKeyServerSQLite
+import ENTestSupport
 import Foundation
 
 /// A fixed reference moment: 2026-05-09 06:13:20 UTC (interval 2_963_845).
@@ -17,11 +18,8 @@ let today = ENIntervalNumber(date: referenceDate).rollingStart
 func makeKey(
     _ n: Int, start: ENIntervalNumber, reportType: ENDiagnosisReportType = .confirmedTest
 ) -> ENTemporaryExposureKey {
-    var keyData = Data(repeating: 0x5A, count: 16)
-    withUnsafeBytes(of: UInt64(n).littleEndian) { keyData.replaceSubrange(0..<8, with: $0) }
-    return ENTemporaryExposureKey(
-        keyData: keyData, rollingStartNumber: start, transmissionRiskLevel: UInt8(n % 8 + 1),
-        diagnosisReportType: reportType, daysSinceOnsetOfSymptoms: n % 14 - 7)
+    TestKeys.key(
+        n, start: start, transmissionRiskLevel: UInt8(n % 8 + 1), reportType: reportType, daysSinceOnset: n % 14 - 7)
 }
 
 /// A clock the test moves by hand.

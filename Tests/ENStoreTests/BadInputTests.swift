@@ -147,13 +147,13 @@ struct BadInputTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("legacy.sqlite")
-        let first: StoreSchema.Migration = (
+        let first: SQLiteSchema.Migration = (
             "t-v1", { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY)") }
         )
-        let second: StoreSchema.Migration = (
+        let second: SQLiteSchema.Migration = (
             "t-v2", { db in try db.execute(sql: "ALTER TABLE t ADD COLUMN name TEXT") }
         )
-        let new = StoreSchema(kind: "TestStore", signatureTable: "t", migrations: [first, second])
+        let new = SQLiteSchema(kind: "TestStore", signatureTable: "t", migrations: [first, second])
         let queue = try DatabaseQueue(path: path)
         var migrator = DatabaseMigrator()
         migrator.registerMigration(first.identifier, migrate: first.migrate)
@@ -165,14 +165,14 @@ struct BadInputTests {
 
         struct PrepareFailed: Error {}
         #expect(throws: ENError.self) {
-            _ = try ENStoreDatabase(path: path, schema: new, prepare: { _ in throw PrepareFailed() })
+            _ = try ENSQLiteDatabase(path: path, schema: new, prepare: { _ in throw PrepareFailed() })
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
             .filter { $0.contains("upgrading") }
         #expect(leftovers.isEmpty, "\(leftovers)")
 
-        let database = try ENStoreDatabase(path: path, schema: new)
+        let database = try ENSQLiteDatabase(path: path, schema: new)
         try database.close()
         let after = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(after[18] == 2 && after[19] == 2)  // write-ahead-log mode

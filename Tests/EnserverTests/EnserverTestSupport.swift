@@ -67,10 +67,7 @@ struct ServerUnderTest {
 func publishBody(count: Int, first: Int = 1, at date: Date = startDate) -> String {
     let today = ENIntervalNumber(date: date).rollingStart
     let keys = (first..<(first + count)).map { n in
-        var data = Data(repeating: 0x5A, count: 16)
-        withUnsafeBytes(of: UInt64(n).bigEndian) { data.replaceSubrange(0..<8, with: $0) }
-        return ENTemporaryExposureKey(
-            keyData: data, rollingStartNumber: today.adding(-144 * (1 + (n - 1) % 14)), transmissionRiskLevel: 3)
+        TestKeys.key(n, start: today.adding(-144 * (1 + (n - 1) % 14)), transmissionRiskLevel: 3)
     }
     return PublishRequestBody(keys: keys, healthAuthorityID: "com.example.app").json
 }
