@@ -13,10 +13,12 @@ enum SampleAppBackend {
     nonisolated(unsafe) static var database: SampleAppDatabase?
     /// The key server behind `Server`; without one, `Server` lists no files and keeps posted keys to itself.
     nonisolated(unsafe) static var keyServer: ENDiagnosisKeyServer?
-    /// The calls to `keyServer` under way, run one after the other in the order they were made, as one
-    /// connection to a server would answer them (the server's API is `async`; the sample's is completion
-    /// handlers and a `Persisted` setter).
-    nonisolated(unsafe) static var calls: Task<Void, Never>?
+    /// The last of the calls to `keyServer` under way, which run one after the other in the order they were made,
+    /// as one connection to a server would answer them (the server's API is `async`; the sample's is completion
+    /// handlers and a `Persisted` setter). The sample calls from the manager's queue and from tasks at once, so
+    /// it is read and replaced under `callsLock`.
+    nonisolated(unsafe) private static var lastCall: Task<Void, Never>?
+    private static let callsLock = NSLock()
     /// Where `downloadDiagnosisKeyFile(at:)` writes the files it downloads.
     nonisolated(unsafe) static var downloads = FileManager.default.temporaryDirectory
     /// The address the key server's files are listed under (`getDiagnosisKeyFileURLs`).
@@ -28,16 +30,23 @@ enum SampleAppBackend {
     /// Publishes on the key server once the posts under way are stored: what the health authority's server does
     /// every few hours.
     static func publish() async throws -> [ENKeyServerFile] {
-        await calls?.value
+        await currentCall()?.value
         return try await keyServer?.publish() ?? []
+    }
+
+    /// The last call to the key server made so far.
+    private static func currentCall() -> Task<Void, Never>? {
+        callsLock.withLock { lastCall }
     }
 
     /// Runs `work` after the calls to the key server made before it.
     static func call(_ work: @escaping () async -> Void) {
-        let previous = calls
-        calls = Task {
-            await previous?.value
-            await work()
+        callsLock.withLock {
+            let previous = lastCall
+            lastCall = Task {
+                await previous?.value
+                await work()
+            }
         }
     }
 
