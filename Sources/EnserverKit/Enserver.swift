@@ -62,6 +62,16 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var testClock: String?
 
+    @Option(
+        help: """
+            How long index.txt (and /health) is answered from memory before the storage is read again (e.g. 5s); \
+            files another instance exports are listed after at most this long.
+            """)
+    var indexRefresh: String = "5s"
+
+    @Option(help: "The most bytes of export files kept in memory (the least recently used go first).")
+    var fileCacheBytes: Int = 256 << 20
+
     func run() async throws {
         let logger = Logger(label: "enserver")
         var controlled: TestClock?
@@ -75,10 +85,17 @@ struct ServeCommand: AsyncParsableCommand {
         let interval =
             exportInterval == "0" || controlled != nil
             ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
+        let refresh = try EnserverOptions.duration(indexRefresh, option: "--index-refresh")
+        guard fileCacheBytes >= 0 else {
+            throw EnserverFailure("--file-cache-bytes \(fileCacheBytes): want 0 or more bytes")
+        }
         let clock: @Sendable () -> Date
         if let controlled { clock = { controlled.now } } else { clock = { Date() } }
         try await options.withServer(clock: clock, logger: logger) { exporter, publish in
-            let http = KeyServerHTTP(exporter: exporter, publish: publish, logger: logger, testClock: controlled)
+            let cache = ExportFileCache(
+                exporter: exporter, indexLifetime: .milliseconds(Int64(refresh * 1000)), capacityBytes: fileCacheBytes)
+            let http = KeyServerHTTP(
+                exporter: exporter, publish: publish, logger: logger, testClock: controlled, cache: cache)
             _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) {
                 bound in
                 logger.notice("enserver listening on http://\(host):\(bound)")
@@ -139,6 +156,7 @@ extension KeyServerHTTP {
                     logger.info("exported", metadata: ["files": "\(files.count)"])
                 }
                 let dropped = try await exporter.deleteExpired()
+                if !files.isEmpty || dropped > 0 { cache.invalidate() }
                 if dropped > 0 { logger.info("retention", metadata: ["keys dropped": "\(dropped)"]) }
             } catch {
                 logger.error("export failed: \(error)")

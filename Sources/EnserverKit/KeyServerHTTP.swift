@@ -13,7 +13,8 @@ package import UnixSignals
 /// Routes:
 /// - `POST /v1/publish`: ``ENPublishHandler`` (Google's publish API v1), behind the chaff middleware; the body
 ///   is read up to the handler's limit (64,000 bytes) and no further.
-/// - `GET /ROOT/index.txt` and `GET /ROOT/NAME.zip`: from the store, so that every instance serves every file.
+/// - `GET /ROOT/index.txt` and `GET /ROOT/NAME.zip`: from an ``ExportFileCache`` over the store (so that every
+///   instance serves every file), with `ETag`, `Cache-Control` and `304 Not Modified`.
 /// - `GET /v1/exposure-configuration.json`: the exposure configuration in the sample server's JSON.
 /// - `GET /health`: `200 ok` once the store answers; `GET /metrics`: Prometheus text.
 /// - With a ``TestClock`` only (`enserver serve --test-clock`): `POST /v1/test/clock` with `{"now": RFC 3339}`
@@ -32,11 +33,15 @@ package struct KeyServerHTTP: Sendable {
     package let logger: Logger
     /// The clock clients set, when the server runs on one (tests and simulations only).
     package let testClock: TestClock?
+    /// What `index.txt`, the files and `/health` are answered from.
+    package let cache: ExportFileCache
 
     package init(
         exporter: ENKeyServerExporter, publish: ENPublishHandler, metrics: EnserverMetrics = EnserverMetrics(),
-        chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver"), testClock: TestClock? = nil
+        chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver"), testClock: TestClock? = nil,
+        cache: ExportFileCache? = nil
     ) {
+        self.cache = cache ?? ExportFileCache(exporter: exporter)
         self.exporter = exporter
         self.publish = publish
         self.metrics = metrics
@@ -174,13 +179,50 @@ package struct KeyServerHTTP: Sendable {
         guard path.hasPrefix(prefix) else { return Self.notFound() }
         let name = String(path.dropFirst(prefix.count))
         if name == "index.txt" {
-            let text = try await exporter.indexText()
-            return Self.response(status: 200, headers: ["content-type": "text/plain"], body: Data(text.utf8))
+            let index = try await cache.index()
+            return Self.cached(
+                index.entry, request: request, contentType: "text/plain", cacheControl: Self.indexCacheControl)
         }
-        guard name.hasSuffix(".zip"), !name.contains("/"),
-            let file = try await exporter.file(named: name)
-        else { return Self.notFound() }
-        return Self.response(status: 200, headers: ["content-type": "application/zip"], body: file.data)
+        guard name.hasSuffix(".zip"), !name.contains("/"), let file = try await cache.file(named: name) else {
+            return Self.notFound()
+        }
+        return Self.cached(file, request: request, contentType: "application/zip", cacheControl: Self.fileCacheControl)
+    }
+
+    /// Export files never change once written: any cache may keep them for a year.
+    static let fileCacheControl = "public, max-age=31536000, immutable"
+    /// `index.txt` changes when a batch is cut (every `--export-period`) or dropped: caches ask again after a
+    /// minute.
+    static let indexCacheControl = "public, max-age=60"
+
+    /// A cached answer: 304 with no body when `If-None-Match` names its entity tag (RFC 9110 §13.1.2: `*`, or a
+    /// list compared weakly), otherwise 200 with the prebuilt body; both with `ETag` and `Cache-Control`.
+    static func cached(
+        _ entry: ExportFileCache.Entry, request: Request, contentType: String, cacheControl: String
+    ) -> Response {
+        var fields = HTTPFields()
+        fields[.eTag] = entry.etag
+        fields[.cacheControl] = cacheControl
+        let condition = request.headers[values: .ifNoneMatch].joined(separator: ",")
+        if !condition.isEmpty, matches(condition, etag: entry.etag) {
+            return Response(status: .notModified, headers: fields)
+        }
+        fields[.contentType] = contentType
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: entry.body))
+    }
+
+    /// Whether an `If-None-Match` value names `etag`: `*`, or a comma-separated list of entity tags compared
+    /// weakly (a `W/` prefix ignored on either side).
+    static func matches(_ condition: String, etag: String) -> Bool {
+        func opaque(_ tag: Substring) -> Substring {
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)[...]
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+        }
+        let wanted = opaque(etag[...])
+        return condition.split(separator: ",").contains { tag in
+            let tag = opaque(tag)
+            return tag == "*" || tag == wanted
+        }
     }
 
     func configurationRoute() async throws -> Response {
@@ -189,7 +231,7 @@ package struct KeyServerHTTP: Sendable {
     }
 
     func healthRoute() async throws -> Response {
-        _ = try await exporter.indexText()
+        _ = try await cache.index()
         return Self.response(status: 200, headers: ["content-type": "text/plain"], body: Data("ok".utf8))
     }
 
@@ -229,6 +271,7 @@ package struct KeyServerHTTP: Sendable {
             let files = try await exporter.publish()
             if !files.isEmpty { metrics.exported(files: files.count) }
             _ = try await exporter.deleteExpired()
+            cache.invalidate()
             return Self.json(["files": files.map(\.name)])
         } catch {
             logger.error("test export failed: \(error)")

@@ -58,7 +58,10 @@ struct ServerUnderTest {
                 ],
                 revisionTokenKeys: try ENRevisionTokenKeys.generate()),
             clock: { clock.now })
-        http = KeyServerHTTP(exporter: server.exporter, publish: publish)
+        // The index read on every request: the tests move the clock and export outside the routes.
+        http = KeyServerHTTP(
+            exporter: server.exporter, publish: publish,
+            cache: ExportFileCache(exporter: server.exporter, indexLifetime: .zero))
     }
 }
 
