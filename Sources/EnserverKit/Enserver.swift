@@ -20,10 +20,16 @@ package struct Enserver: AsyncParsableCommand {
 
     package init() {}
 
+    /// Parses `arguments` (without the program's name) with the options the environment and the configuration file
+    /// add (``EnserverConfigurationSources``).
+    package static func parse(_ arguments: [String], environment: [String: String]) throws -> any ParsableCommand {
+        try parseAsRoot(try EnserverConfigurationSources.arguments(arguments, environment: environment))
+    }
+
     /// Parses, runs, and maps every failure to the documented exit status.
     package static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parse(Array(CommandLine.arguments.dropFirst()), environment: EnserverEnvironment.current)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -91,7 +97,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let clock: @Sendable () -> Date
         if let controlled { clock = { controlled.now } } else { clock = { Date() } }
-        try await options.withServer(clock: clock, logger: logger) { exporter, publish in
+        if options.ephemeralRevisionTokens {
+            logger.warning(
+                "--ephemeral-revision-tokens: revision tokens this process issues break after a restart and on other instances"
+            )
+        }
+        try await options.withServer(clock: clock, logger: logger, requiresRevisionTokenKeys: true) {
+            exporter, publish in
             let cache = ExportFileCache(
                 exporter: exporter, indexLifetime: .milliseconds(Int64(refresh * 1000)), capacityBytes: fileCacheBytes)
             let http = KeyServerHTTP(

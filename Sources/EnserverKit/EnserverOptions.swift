@@ -14,13 +14,20 @@ import Logging
 
 /// The options `enserver` and `enserver export` share: storage, exports, signing, publishing and verification.
 struct EnserverOptions: ParsableArguments {
+    @Option(
+        help: """
+            A JSON file of options (keys are option names without dashes); the command line and ENSERVER_* \
+            environment variables win over it.
+            """)
+    var config: String?
+
     @Option(help: "The SQLite database file (created if missing).")
     var database: String?
 
     @Option(
         help: """
-            A PostgreSQL database instead of --database: postgres://USER:PASSWORD@HOST:PORT/DATABASE, with optional \
-            ?sslmode=disable|prefer|require, search_path=SCHEMA, pool_max=N, host=/SOCKET/DIR.
+            A PostgreSQL database instead of --database: postgres://USER@HOST:PORT/DATABASE (the password from --postgres-password-file or the environment), with optional \
+            ?sslmode=require|verify-full (disable|prefer on loopback only), sslrootcert=CA-FILE, search_path=SCHEMA, pool_max=N, host=/SOCKET/DIR.
             """)
     var postgres: String?
 
@@ -65,10 +72,28 @@ struct EnserverOptions: ParsableArguments {
 
     @Option(
         help: """
-            A revision-token key, ID=BASE64 of 32 bytes (repeat; the first is current). Instances behind one load \
-            balancer need the same keys; without one, a random key lives as long as the process.
+            A file of revision-token keys, one ID=BASE64 (32 bytes) per line, the first current; or the environment \
+            variable ENSERVER_REVISION_TOKEN_KEYS (keys separated by commas). Instances behind one load balancer need \
+            the same keys. Never on the command line.
             """)
-    var revisionTokenKey: [String] = []
+    var revisionTokenKeysFile: String?
+
+    @Flag(
+        help: """
+            Run without revision-token keys: a random key lives as long as the process, so revision tokens break \
+            after a restart and across instances.
+            """)
+    var ephemeralRevisionTokens = false
+
+    @Option(
+        help: """
+            A file holding the PostgreSQL password (or the environment variable ENSERVER_POSTGRES_PASSWORD), when \
+            the --postgres URL has none. Never on the command line.
+            """)
+    var postgresPasswordFile: String?
+
+    @Option(help: "A PEM file of the CA certificates that may sign the PostgreSQL server's certificate.")
+    var postgresCa: String?
 
     @Option(help: "A JSON file with the exposure configuration served at /v1/exposure-configuration.json.")
     var exposureConfiguration: String?
@@ -81,7 +106,11 @@ struct EnserverOptions: ParsableArguments {
     }
 
     /// The export settings and the publish API's settings, from the options; checked before any storage opens.
-    func makeSettings() throws(EnserverFailure) -> (ENKeyServerConfiguration, ENPublishConfiguration) {
+    /// With `requiresRevisionTokenKeys` (`serve`), revision-token keys must be given unless
+    /// `--ephemeral-revision-tokens` says otherwise.
+    func makeSettings(
+        requiresRevisionTokenKeys: Bool = false
+    ) throws(EnserverFailure) -> (ENKeyServerConfiguration, ENPublishConfiguration) {
         switch (database, postgres) {
         case (nil, nil): throw EnserverFailure("--database FILE or --postgres URL is required")
         case (.some, .some): throw EnserverFailure("--database and --postgres exclude each other: give one")
@@ -115,17 +144,18 @@ struct EnserverOptions: ParsableArguments {
             authorizedApps: [
                 ENPublishAuthorizedApp(healthAuthorityID: healthAuthorityID, verifier: try makeVerifier())
             ],
-            revisionTokenKeys: try makeRevisionTokenKeys())
+            revisionTokenKeys: try makeRevisionTokenKeys(required: requiresRevisionTokenKeys))
         return (configuration, publish)
     }
 
     /// Opens the storage the options name (the SQLite file, or PostgreSQL with its connection pool running and the
     /// schema migrated), runs `body` with the exporter and the publish API on it, and closes it.
     func withServer<Value: Sendable>(
-        clock: @escaping @Sendable () -> Date, logger: Logger,
+        clock: @escaping @Sendable () -> Date, logger: Logger, requiresRevisionTokenKeys: Bool = false,
         _ body: (ENKeyServerExporter, ENPublishHandler) async throws -> Value
     ) async throws -> Value {
-        let (configuration, publishConfiguration) = try makeSettings()
+        let (configuration, publishConfiguration) = try makeSettings(
+            requiresRevisionTokenKeys: requiresRevisionTokenKeys)
         func run(_ storage: any ENKeyServerStorage) async throws -> Value {
             try await body(
                 ENKeyServerExporter(storage: storage, configuration: configuration, clock: clock),
@@ -143,8 +173,10 @@ struct EnserverOptions: ParsableArguments {
         guard let postgres else { throw EnserverFailure("--database FILE or --postgres URL is required") }
         #if PostgreSQL
             let clientConfiguration: PostgresClient.Configuration
+            let password = try postgresPassword()
             do {
-                clientConfiguration = try ENKeyServerPostgresStore.clientConfiguration(url: postgres)
+                clientConfiguration = try ENKeyServerPostgresStore.clientConfiguration(
+                    url: postgres, password: password, rootCertificates: postgresCa)
             } catch {
                 throw EnserverFailure("--postgres \(ENKeyServerPostgresStore.redacted(postgres)): \(error.reason)")
             }
@@ -179,7 +211,7 @@ struct EnserverOptions: ParsableArguments {
             var keys: [ENVerificationCertificateVerifier.Key] = []
             for pair in certificateKey {
                 let (version, path) = try Self.split(pair, option: "--certificate-key")
-                let key = try Self.read(path, option: "--certificate-key") { pem throws(ENError) in
+                let key = try Self.read(path, option: "--certificate-key", secret: false) { pem throws(ENError) in
                     try P256VerifyingKey(pemRepresentation: pem)
                 }
                 keys.append(ENVerificationCertificateVerifier.Key(version: version, publicKey: key))
@@ -191,23 +223,56 @@ struct EnserverOptions: ParsableArguments {
         }
     }
 
-    private func makeRevisionTokenKeys() throws(EnserverFailure) -> ENRevisionTokenKeys {
-        guard !revisionTokenKey.isEmpty else {
+    private func makeRevisionTokenKeys(required: Bool) throws(EnserverFailure) -> ENRevisionTokenKeys {
+        let environment = EnserverEnvironment.current
+        let text: String
+        let source: String
+        if let revisionTokenKeysFile {
+            text = try Self.read(revisionTokenKeysFile, option: "--revision-token-keys-file", secret: true) { $0 }
+            source = "--revision-token-keys-file \(revisionTokenKeysFile)"
+        } else if let value = environment["ENSERVER_REVISION_TOKEN_KEYS"], !value.isEmpty {
+            text = value
+            source = "ENSERVER_REVISION_TOKEN_KEYS"
+        } else {
+            guard !required || ephemeralRevisionTokens else {
+                throw EnserverFailure(
+                    "revision-token keys are required: give --revision-token-keys-file FILE or "
+                        + "ENSERVER_REVISION_TOKEN_KEYS (the same keys on every instance), or --ephemeral-revision-tokens "
+                        + "to accept tokens that break after a restart")
+            }
             do { return try ENRevisionTokenKeys.generate() } catch { throw EnserverFailure(error) }
         }
         var keys: [Int64: AESGCM.Key] = [:]
         var current: Int64?
-        for pair in revisionTokenKey {
-            let (id, base64) = try Self.split(pair, option: "--revision-token-key")
-            guard let number = Int64(id), let data = Data(base64Encoded: base64), data.count == 32,
+        let entries = text.split(whereSeparator: { $0 == "\n" || $0 == "," || $0 == "\r" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        for (line, pair) in entries.enumerated() {
+            // The message names the entry, never its key.
+            guard let equals = pair.firstIndex(of: "="), let number = Int64(pair[..<equals]),
+                let data = Data(base64Encoded: String(pair[pair.index(after: equals)...])), data.count == 32,
                 let key = try? AESGCM.Key(data: data)
             else {
-                throw EnserverFailure("--revision-token-key \(id)=…: want a decimal id and base64 of 32 bytes")
+                throw EnserverFailure(
+                    "\(source): entry \(line + 1): want ID=BASE64 with a decimal id and base64 of 32 bytes")
+            }
+            guard keys[number] == nil else {
+                throw EnserverFailure("\(source): entry \(line + 1): the id \(number) is given twice")
             }
             keys[number] = key
             current = current ?? number
         }
-        return ENRevisionTokenKeys(currentKeyID: current!, keys: keys)
+        guard let current else { throw EnserverFailure("\(source): no key (want lines ID=BASE64)") }
+        return ENRevisionTokenKeys(currentKeyID: current, keys: keys)
+    }
+
+    /// The PostgreSQL password from `--postgres-password-file` or `ENSERVER_POSTGRES_PASSWORD`, if any.
+    private func postgresPassword() throws(EnserverFailure) -> String? {
+        if let postgresPasswordFile {
+            return try Self.read(postgresPasswordFile, option: "--postgres-password-file", secret: true) { text in
+                text.trimmingCharacters(in: .newlines)
+            }
+        }
+        return EnserverEnvironment.current["ENSERVER_POSTGRES_PASSWORD"]
     }
 
     // MARK: Parsing
@@ -234,9 +299,20 @@ struct EnserverOptions: ParsableArguments {
         return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
     }
 
+    /// Reads the file at `path` for `option` and parses it. A `secret` file (a private key, a password, token
+    /// keys) is refused when its group or others may read it.
     static func read<Value>(
-        _ path: String, option: String, _ parse: (String) throws(ENError) -> Value
+        _ path: String, option: String, secret: Bool = true, _ parse: (String) throws(ENError) -> Value
     ) throws(EnserverFailure) -> Value {
+        if secret {
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+                throw EnserverFailure(
+                    "\(option) \(path): the file may be read by its group or others (mode "
+                        + "\(String(status.st_mode & 0o777, radix: 8))): make it readable by its owner only (chmod 600)"
+                )
+            }
+        }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)

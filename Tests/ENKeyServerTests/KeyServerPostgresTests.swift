@@ -38,6 +38,35 @@
                     == "postgres://en:***@127.0.0.1/keys")
         }
 
+        @Test func offLoopbackTLSIsRequiredAndVerified() throws {
+            // The default off loopback is TLS, required (never `prefer`, which an attacker on the path downgrades).
+            let remote = try ENKeyServerPostgresStore.clientConfiguration(url: "postgres://en@db.example.org/keys")
+            #expect(String(describing: remote.tls).contains("require"), "\(remote.tls)")
+            let loopback = try ENKeyServerPostgresStore.clientConfiguration(url: "postgres://en@127.0.0.1/keys")
+            #expect(String(describing: loopback.tls).contains("disable"), "\(loopback.tls)")
+            for mode in ["prefer", "disable"] {
+                let error = #expect(throws: ENError(.badParameter)) {
+                    try ENKeyServerPostgresStore.clientConfiguration(
+                        url: "postgres://en@db.example.org/k?sslmode=\(mode)")
+                }
+                #expect(error?.context.field == "sslmode")
+                #expect(error?.reason.contains("in the clear") == true)
+            }
+            // verify-full with a CA that cannot be read is refused before any connection.
+            let missing = #expect(throws: ENError(.badParameter)) {
+                try ENKeyServerPostgresStore.clientConfiguration(
+                    url: "postgres://en@db.example.org/k?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem")
+            }
+            #expect(missing?.context.field == "sslrootcert")
+            // A password from elsewhere (a file, the environment) when the URL has none; the URL's wins.
+            let given = try ENKeyServerPostgresStore.clientConfiguration(
+                url: "postgres://en@db.example.org/k", password: "from-file")
+            #expect(given.password == "from-file")
+            let inURL = try ENKeyServerPostgresStore.clientConfiguration(
+                url: "postgres://en:in-url@db.example.org/k", password: "from-file")
+            #expect(inURL.password == "in-url")
+        }
+
         @Test(arguments: [
             ("http://en@127.0.0.1/keys", "url"), ("postgres://127.0.0.1/keys", "user"), ("postgres://en@/keys", "host"),
             ("postgres://en@127.0.0.1/keys?sslmode=sometimes", "sslmode"),

@@ -17,7 +17,7 @@ struct EnserverCommandTests {
     /// The options every run needs, with files in `directory`.
     func baseOptions(_ directory: TemporaryDirectory, signingKey: P256SigningKey) throws -> [String] {
         let pem = directory.path("signing.pem")
-        try signingKey.pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
+        try writeSecret(signingKey.pemRepresentation, toFile: pem)
         return [
             "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem, "--key-id", "310",
             "--health-authority-id", "com.example.app",
@@ -165,8 +165,10 @@ struct EnserverCommandTests {
         #endif
         await expectFailure(["serve"] + base + ["--test-clock", "yesterday"], mentioning: "--test-clock yesterday")
         await expectFailure(["export"] + base + ["--verifier", "certificate"], mentioning: "--certificate-issuer")
+        try writeSecret("1=AAAA\n", toFile: directory.path("tokens"))
         await expectFailure(
-            ["export"] + base + ["--revision-token-key", "1=AAAA"], mentioning: "--revision-token-key")
+            ["export"] + base + ["--revision-token-keys-file", directory.path("tokens")],
+            mentioning: "--revision-token-keys-file \(directory.path("tokens")): entry 1")
         await expectFailure(["export"] + base + ["--now", "yesterday"], mentioning: "--now yesterday")
         var missingKey = base
         missingKey[missingKey.firstIndex(of: "--signing-key")! + 1] = directory.path("missing.pem")

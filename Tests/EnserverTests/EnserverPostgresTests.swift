@@ -22,7 +22,7 @@
             defer { directory.cleanUp() }
             let signingKey = try P256SigningKey()
             let pem = directory.path("signing.pem")
-            try signingKey.pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
+            try writeSecret(signingKey.pemRepresentation, toFile: pem)
             try await PostgresTestDatabase.withSchema { url in
                 let options = [
                     "--postgres", url, "--region", "US", "--signing-key", pem, "--key-id", "310",

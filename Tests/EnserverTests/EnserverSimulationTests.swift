@@ -129,7 +129,7 @@ struct EnserverSimulationTests {
         defer { directory.cleanUp() }
         let signingKey = try P256SigningKey()
         let pem = directory.path("signing.pem")
-        try signingKey.pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
+        try writeSecret(signingKey.pemRepresentation, toFile: pem)
         let output = directory.url.appendingPathComponent("enserver.log")
         // Output to a file: the test reads it while the server runs.
         let process = try ChildProcess(
@@ -137,6 +137,7 @@ struct EnserverSimulationTests {
             [
                 "serve", "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem,
                 "--key-id", "310", "--health-authority-id", "sim", "--export-root", "exposureKeyExport-US",
+                "--ephemeral-revision-tokens",
                 "--test-clock", "2020-04-01T00:00:00Z", "--port", "0",
             ], standardOutput: .file(output.path), standardError: .standardOutput)
         defer {
