@@ -13,7 +13,8 @@ struct VerificationFlowTests {
     @Test("A code becomes a token, the token a certificate the key server accepts with its HMAC check")
     func fullFlow() async throws {
         let fixture = try await VerificationFixture()
-        let issued = await fixture.post(.issue, #"{"testType":"confirmed","symptomDate":"2020-07-30","testDate":"2020-07-31"}"#)
+        let issued = await fixture.post(
+            .issue, #"{"testType":"confirmed","symptomDate":"2020-07-30","testDate":"2020-07-31"}"#)
         #expect(issued.status == 200)
         let code = try #require(issued.json["code"] as? String)
         #expect(code.count == 8 && code.allSatisfy(\.isNumber))
@@ -62,17 +63,22 @@ struct VerificationFlowTests {
     @Test("The certificate's header and claims are Google's, in Google's order")
     func certificateShape() async throws {
         let fixture = try await VerificationFixture()
-        let code = try #require(await fixture.issue(#"{"testType":"likely","testDate":"2020-07-31"}"#)["code"] as? String)
-        let token = try #require(await fixture.post(.verify, #"{"code":"\#(code)","accept":["likely"]}"#).json["token"] as? String)
+        let code = try #require(
+            await fixture.issue(#"{"testType":"likely","testDate":"2020-07-31"}"#)["code"] as? String)
+        let token = try #require(
+            await fixture.post(.verify, #"{"code":"\#(code)","accept":["likely"]}"#).json["token"] as? String)
         let tokenParts = token.split(separator: ".")
         #expect(Self.segment(tokenParts[0]) == #"{"alg":"ES256","kid":"v1","typ":"JWT"}"#)
         let tokenClaims = try #require(Self.segment(tokenParts[1]))
         #expect(tokenClaims.hasPrefix(#"{"aud":"diagnosis-verification-example","exp":1596369600,"jti":""#))
-        #expect(tokenClaims.hasSuffix(#"","iat":1596283200,"iss":"diagnosis-verification-example","sub":"likely..2020-07-31"}"#))
+        #expect(
+            tokenClaims.hasSuffix(
+                #"","iat":1596283200,"iss":"diagnosis-verification-example","sub":"likely..2020-07-31"}"#))
 
         let hmac = PublishedKeys().hmac
         let certificate = try #require(
-            await fixture.post(.certificate, #"{"token":"\#(token)","ekeyhmac":"\#(hmac)"}"#).json["certificate"] as? String)
+            await fixture.post(.certificate, #"{"token":"\#(token)","ekeyhmac":"\#(hmac)"}"#).json["certificate"]
+                as? String)
         let parts = certificate.split(separator: ".")
         #expect(Self.segment(parts[0]) == #"{"alg":"ES256","kid":"v1","typ":"JWT"}"#)
         // No symptom date: no symptomOnsetInterval; the test date never goes into the certificate.
@@ -104,7 +110,8 @@ struct VerificationFlowTests {
     @Test("A type outside the accept list is 412 unsupported_test_type, and the code stays usable")
     func acceptList() async throws {
         let fixture = try await VerificationFixture()
-        let code = try #require(await fixture.issue(#"{"testType":"negative","testDate":"2020-07-31"}"#)["code"] as? String)
+        let code = try #require(
+            await fixture.issue(#"{"testType":"negative","testDate":"2020-07-31"}"#)["code"] as? String)
         let refused = await fixture.post(.verify, #"{"code":"\#(code)","accept":["likely","user-report"]}"#)
         #expect(refused.status == 412)
         #expect(refused.json["errorCode"] as? String == "unsupported_test_type")
@@ -132,7 +139,8 @@ struct VerificationFlowTests {
         var tampered = Array(token)
         let index = tampered.index(tampered.startIndex, offsetBy: tampered.count - 5)
         tampered[index] = tampered[index] == "A" ? "B" : "A"
-        let bad = await fixture.post(.certificate, #"{"token":"\#(String(tampered))","ekeyhmac":"\#(PublishedKeys().hmac)"}"#)
+        let bad = await fixture.post(
+            .certificate, #"{"token":"\#(String(tampered))","ekeyhmac":"\#(PublishedKeys().hmac)"}"#)
         #expect(bad.status == 400)
         #expect(bad.json["errorCode"] as? String == "token_invalid")
         let garbage = await fixture.post(.certificate, #"{"token":"x.y","ekeyhmac":"\#(PublishedKeys().hmac)"}"#)
@@ -262,7 +270,9 @@ struct VerificationFlowTests {
         )
         #expect(batch.status == 400)
         #expect(batch.json["errorCode"] as? String == "missing_date")
-        #expect(batch.json["error"] as? String == "Failed to issue 1 codes. Issued 2 codes successfully.See each error status in the codes array.")
+        #expect(
+            batch.json["error"] as? String
+                == "Failed to issue 1 codes. Issued 2 codes successfully.See each error status in the codes array.")
         let entries = try #require(batch.json["codes"] as? [[String: Any]])
         #expect(entries.count == 3)
         #expect(entries[0]["padding"] as? String == "")

@@ -6,7 +6,9 @@ import Testing
 /// server reads (`BindJSON`) and writes (`json.Encoder`) them.
 @Suite("Verification API JSON")
 struct VerificationJSONTests {
-    private func decode<R: ENVerificationRequest>(_ type: R.Type, _ json: String, contentType: String? = "application/json")
+    private func decode<R: ENVerificationRequest>(
+        _ type: R.Type, _ json: String, contentType: String? = "application/json"
+    )
         -> Result<R, ENVerificationRequestDecoder.BindError>
     {
         ENVerificationRequestDecoder.decode(type, contentType: contentType, body: Data(json.utf8))
@@ -39,8 +41,11 @@ struct VerificationJSONTests {
 
     @Test("BindJSON's refusals: content type, unknown fields, types, emptiness, size")
     func bindRefusals() throws {
-        #expect(decode(ENVerifyCodeRequest.self, "{}", contentType: "text/plain").failure == "content-type is not application/json")
-        #expect(decode(ENVerifyCodeRequest.self, "{}", contentType: nil).failure == "content-type is not application/json")
+        #expect(
+            decode(ENVerifyCodeRequest.self, "{}", contentType: "text/plain").failure
+                == "content-type is not application/json")
+        #expect(
+            decode(ENVerifyCodeRequest.self, "{}", contentType: nil).failure == "content-type is not application/json")
         #expect(decode(ENVerifyCodeRequest.self, #"{"code":"1","extra":1}"#).failure == #"unknown field "\"extra\"""#)
         #expect(decode(ENVerifyCodeRequest.self, #"{"code":1}"#).failure == #"invalid value "code""#)
         #expect(decode(ENVerifyCodeRequest.self, "  ").failure == "body must not be empty")
@@ -52,9 +57,11 @@ struct VerificationJSONTests {
         #expect(try decode(ENVerifyCodeRequest.self, #"{"CODE":"12345678","Accept":null}"#).get().code == "12345678")
         #expect(decode(ENVerifyCodeRequest.self, "null").success?.code == "")
         #expect(
-            try decode(ENBatchIssueCodeRequest.self, #"{"codes":[{"testType":"confirmed"}]}"#).get().codes.first?.testType
+            try decode(ENBatchIssueCodeRequest.self, #"{"codes":[{"testType":"confirmed"}]}"#).get().codes.first?
+                .testType
                 == "confirmed")
-        #expect(decode(ENBatchIssueCodeRequest.self, #"{"codes":[{"bogus":1}]}"#).failure == #"unknown field "\"bogus\"""#)
+        #expect(
+            decode(ENBatchIssueCodeRequest.self, #"{"codes":[{"bogus":1}]}"#).failure == #"unknown field "\"bogus\"""#)
     }
 
     @Test("Responses are written as Go writes them: field order, omitempty, HTML escaping, final newline")
@@ -80,8 +87,11 @@ struct VerificationJSONTests {
             String(decoding: issue.jsonData, as: UTF8.self)
                 == #"{"padding":"AQID","uuid":"u","code":"12345678","expiresAt":"Sat, 01 Aug 2020 12:15:00 UTC","expiresAtTimestamp":1596284100}"#
                 + "\n")
-        let status = ENCodeStatusResponse(claimed: false, expiresAtTimestamp: 5, longExpiresAtTimestamp: 0, padding: Data())
-        #expect(String(decoding: status.jsonData, as: UTF8.self) == #"{"padding":"","claimed":false,"expiresAtTimestamp":5}"# + "\n")
+        let status = ENCodeStatusResponse(
+            claimed: false, expiresAtTimestamp: 5, longExpiresAtTimestamp: 0, padding: Data())
+        #expect(
+            String(decoding: status.jsonData, as: UTF8.self)
+                == #"{"padding":"","claimed":false,"expiresAtTimestamp":5}"# + "\n")
         let request = ENVerifyCodeRequest(code: "1", padding: Data())
         #expect(String(decoding: request.jsonData, as: UTF8.self) == #"{"padding":"","code":"1","accept":null}"# + "\n")
     }

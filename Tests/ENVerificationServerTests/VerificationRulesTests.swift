@@ -26,7 +26,10 @@ struct VerificationRulesTests {
 
     @Test("An unknown accepted type is invalid_test_type, lower-cased in the message")
     func invalidAccept() {
-        #expect(throws: ENVerificationAPIError(status: 400, message: "invalid accepted test type: self-reported", code: .invalidTestType)) {
+        #expect(
+            throws: ENVerificationAPIError(
+                status: 400, message: "invalid accepted test type: self-reported", code: .invalidTestType)
+        ) {
             try ENVerificationAcceptedTypes(accept: ["SELF-REPORTED"])
         }
     }
@@ -66,7 +69,9 @@ struct VerificationRulesTests {
         let subject = ENVerificationSubject(testType: .likely, testDate: ENVerificationDate("2020-07-31"))
         #expect(subject.description == "likely..2020-07-31")
         #expect(ENVerificationSubject(parsing: subject.description) == subject)
-        #expect(ENVerificationSubject(parsing: "confirmed.2020-07-30") == ENVerificationSubject(testType: .confirmed, symptomDate: ENVerificationDate("2020-07-30")))
+        #expect(
+            ENVerificationSubject(parsing: "confirmed.2020-07-30")
+                == ENVerificationSubject(testType: .confirmed, symptomDate: ENVerificationDate("2020-07-30")))
         #expect(ENVerificationSubject(parsing: "confirmed") == nil)
         #expect(ENVerificationSubject(parsing: "confirmed.x.") == nil)
     }
@@ -84,7 +89,8 @@ struct VerificationRulesTests {
 
     @Test("HMAC-SHA512 is RFC 4231's test case 2")
     func hmacSHA512() {
-        let mac = HMAC.sha512AuthenticationCode(for: Data("what do ya want for nothing?".utf8), using: Data("Jefe".utf8))
+        let mac = HMAC.sha512AuthenticationCode(
+            for: Data("what do ya want for nothing?".utf8), using: Data("Jefe".utf8))
         #expect(
             mac.map { String(format: "%02x", $0) }.joined()
                 == "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554"
@@ -109,7 +115,9 @@ struct VerificationRulesTests {
             codeDatabaseKeys: other.codeDatabaseKeys, apiKeyDatabaseKeys: secrets.apiKeyDatabaseKeys,
             apiKeySignatureKeys: other.apiKeySignatureKeys + secrets.apiKeySignatureKeys)
         #expect(ENVerificationAPIKey.lookupHMACs(of: key, secrets: rotated) == [record.keyHMAC])
-        #expect(throws: ENError.self) { try ENVerificationAPIKey.create(name: "  ", type: .device, secrets: secrets, now: Date()) }
+        #expect(throws: ENError.self) {
+            try ENVerificationAPIKey.create(name: "  ", type: .device, secrets: secrets, now: Date())
+        }
         #expect(throws: ENError.self) { try ENVerificationSecrets(masterKey: Data(count: 16)) }
     }
 

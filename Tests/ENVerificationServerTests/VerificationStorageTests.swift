@@ -99,7 +99,9 @@ struct VerificationStorageTests {
         #expect(try await claim("short-1", at: 901) == .expired)
 
         let subject = record.subject
-        #expect(try await store.claimToken(id: "t", subject: ENVerificationSubject(testType: .likely), now: Self.now) == .subjectMismatch)
+        #expect(
+            try await store.claimToken(id: "t", subject: ENVerificationSubject(testType: .likely), now: Self.now)
+                == .subjectMismatch)
         #expect(try await store.claimToken(id: "t", subject: subject, now: Self.now + 100) == .expired)
         #expect(try await store.claimToken(id: "x", subject: subject, now: Self.now) == .notFound)
         try store.close()

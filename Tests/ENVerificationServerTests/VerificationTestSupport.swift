@@ -44,7 +44,8 @@ struct VerificationFixture {
 
     /// Posts `json` to `endpoint` with `key` (the admin or device key by the route's type when `nil`).
     func post(
-        _ endpoint: ENVerificationEndpoint, _ json: String, key: String? = nil, contentType: String = "application/json",
+        _ endpoint: ENVerificationEndpoint, _ json: String, key: String? = nil,
+        contentType: String = "application/json",
         chaff: Bool = false
     ) async -> (status: Int, json: [String: Any], text: String) {
         let key = key ?? (endpoint.apiKeyType == .admin ? adminKey : deviceKey)
@@ -64,8 +65,11 @@ struct VerificationFixture {
         get throws {
             ENVerificationCertificateVerifier(healthAuthorities: [
                 .init(
-                    issuer: service.configuration.certificateIssuer, audience: service.configuration.certificateAudience,
-                    keys: [.init(version: service.configuration.certificateKeyID, publicKey: try certificateKey.publicKey)])
+                    issuer: service.configuration.certificateIssuer,
+                    audience: service.configuration.certificateAudience,
+                    keys: [
+                        .init(version: service.configuration.certificateKeyID, publicKey: try certificateKey.publicKey)
+                    ])
             ])
         }
     }

@@ -30,8 +30,10 @@ public struct ENVerificationAPIError: Error, Hashable, Sendable, CustomStringCon
         var error: String
         var errorCode: String
         var goJSONMembers: [GoJSONValue.Member] {
-            [.init("error", .string(error)), .init("errorCode", .string(errorCode)),
-             .init("error_code", .string(errorCode))]
+            [
+                .init("error", .string(error)), .init("errorCode", .string(errorCode)),
+                .init("error_code", .string(errorCode)),
+            ]
         }
         func encode(to encoder: any Encoder) throws { try encodeGoMembers(to: encoder) }
     }

@@ -20,7 +20,8 @@ public struct ENVerificationDateRule: Hashable, Sendable {
         guard !text.isEmpty else { return nil }
         guard let date = ENVerificationDate(text) else {
             throw ENVerificationAPIError(
-                status: 400, message: "failed to process \(name) date: parsing time \(GoJSONValue.quoted(text)) "
+                status: 400,
+                message: "failed to process \(name) date: parsing time \(GoJSONValue.quoted(text)) "
                     + "as \"2006-01-02\": cannot parse", code: .unparsableRequest)
         }
         let maxDate = ENVerificationDate(utcDayOf: now)

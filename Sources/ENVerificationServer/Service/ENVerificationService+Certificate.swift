@@ -33,7 +33,8 @@ extension ENVerificationService {
             return .failure(
                 ENVerificationAPIError(
                     status: 400,
-                    message: "exposure key HMAC is not the correct length, want: \(Self.hmacByteCount) got: \(mac.count)",
+                    message:
+                        "exposure key HMAC is not the correct length, want: \(Self.hmacByteCount) got: \(mac.count)",
                     code: .hmacInvalid))
         }
         let issued = Self.unix(now.addingTimeInterval(-configuration.allowedClockSkew))
@@ -58,9 +59,11 @@ extension ENVerificationService {
         }
         switch claim {
         case .notFound, .expired:
-            return .failure(ENVerificationAPIError(status: 400, message: "verification token expired", code: .tokenExpired))
+            return .failure(
+                ENVerificationAPIError(status: 400, message: "verification token expired", code: .tokenExpired))
         case .used, .subjectMismatch:
-            return .failure(ENVerificationAPIError(status: 400, message: "verification token invalid", code: .tokenExpired))
+            return .failure(
+                ENVerificationAPIError(status: 400, message: "verification token invalid", code: .tokenExpired))
         case .claimed:
             return .success(ENVerificationCertificateResponse(certificate: certificate))
         }

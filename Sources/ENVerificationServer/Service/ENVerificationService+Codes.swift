@@ -65,7 +65,8 @@ extension ENVerificationService {
         }
         guard code.issuingAPIKeyID == app.id || app.type == .admin else {
             return .failure(
-                ENVerificationAPIError(status: 401, message: "API key does not match issuer", code: .codeUserUnauthorized))
+                ENVerificationAPIError(
+                    status: 401, message: "API key does not match issuer", code: .codeUserUnauthorized))
         }
         return .success(code)
     }

@@ -68,7 +68,8 @@ extension ENVerificationService {
             }
         case .batchIssue:
             guard configuration.allowsBulkIssue else {
-                return Self.answer(ENVerificationAPIError(status: 400, message: "bulk issuing is not enabled on this realm"))
+                return Self.answer(
+                    ENVerificationAPIError(status: 400, message: "bulk issuing is not enabled on this realm"))
             }
             switch decode(ENBatchIssueCodeRequest.self, code: .unparsableRequest) {
             case .failure(let error): return Self.answer(error)
@@ -96,7 +97,9 @@ extension ENVerificationService {
         ENVerificationHTTPResponse(status: error.status, body: error.jsonData)
     }
 
-    private static func answer(_ result: Result<some GoJSONEncodable, ENVerificationAPIError>) -> ENVerificationHTTPResponse {
+    private static func answer(_ result: Result<some GoJSONEncodable, ENVerificationAPIError>)
+        -> ENVerificationHTTPResponse
+    {
         switch result {
         case .success(let response): ENVerificationHTTPResponse(status: 200, body: response.goJSONData)
         case .failure(let error): answer(error)

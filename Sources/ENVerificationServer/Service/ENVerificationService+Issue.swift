@@ -61,12 +61,14 @@ extension ENVerificationService {
     /// Google's `maxBatchSize`.
     public static let maximumBatchSize = 10
 
-    private func issueOne(_ request: ENIssueCodeRequest, by app: ENVerificationAPIKeyRecord) async
+    private func issueOne(_ request: ENIssueCodeRequest, by app: ENVerificationAPIKeyRecord)
+        async
         throws(ENVerificationAPIError) -> ENIssueCodeResponse
     {
         let now = clock()
         if configuration.requiresDate && request.symptomDate.isEmpty && request.testDate.isEmpty {
-            throw ENVerificationAPIError(status: 400, message: "missing either test or symptom date", code: .missingDate)
+            throw ENVerificationAPIError(
+                status: 400, message: "missing either test or symptom date", code: .missingDate)
         }
         // Go's int(float32): toward zero.
         let offset = request.tzOffset.isFinite && abs(request.tzOffset) < 1e9 ? Int(request.tzOffset) : 0
@@ -148,7 +150,10 @@ extension ENVerificationService {
 
     /// Go's `project.TrimSpaceAndNonPrintable`.
     static func trimmedPrintable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { !($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) }))
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.filter { !($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) })
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

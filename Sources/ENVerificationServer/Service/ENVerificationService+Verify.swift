@@ -29,16 +29,19 @@ extension ENVerificationService {
         }
         switch claim {
         case .notFound, .used:
-            return .failure(ENVerificationAPIError(status: 400, message: "verification code invalid", code: .codeInvalid))
+            return .failure(
+                ENVerificationAPIError(status: 400, message: "verification code invalid", code: .codeInvalid))
         case .expired:
-            return .failure(ENVerificationAPIError(status: 400, message: "verification code expired", code: .codeExpired))
+            return .failure(
+                ENVerificationAPIError(status: 400, message: "verification code expired", code: .codeExpired))
         case .unsupportedTestType:
             return .failure(
                 ENVerificationAPIError(
                     status: 412, message: "verification code has unsupported test type", code: .unsupportedTestType))
         case .claimed(let token):
             let claims = ENVerificationTokenClaims(
-                audience: configuration.tokenIssuer, expiresAt: Self.unix(now.addingTimeInterval(configuration.tokenDuration)),
+                audience: configuration.tokenIssuer,
+                expiresAt: Self.unix(now.addingTimeInterval(configuration.tokenDuration)),
                 tokenID: token.tokenID, issuedAt: Self.unix(now), issuer: configuration.tokenIssuer,
                 subject: token.subject.description)
             do {

@@ -30,7 +30,9 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
     public func close() throws(ENError) { try database.close() }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: the write lock is taken before anything is read.
-    private func immediateTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ENError) -> T {
+    private func immediateTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T)
+        async throws(ENError) -> T
+    {
         try await database.write(ENSQLiteWriteMode(transactional: false)) { db in
             var result: T?
             try db.inTransaction(.immediate) {
@@ -117,7 +119,9 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
         -> ENVerificationTokenClaim
     {
         try await immediateTransaction { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM verification_tokens WHERE token_id = ?", arguments: [id])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM verification_tokens WHERE token_id = ?", arguments: [id])
             else { return .notFound }
             let expiresAt = Date(timeIntervalSince1970: row["expires_at"])
             guard expiresAt > now else { return .expired }
@@ -133,14 +137,17 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
     /// The code with this UUID.
     public func code(uuid: String) async throws(ENError) -> ENVerificationCodeRecord? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM verification_codes WHERE uuid = ?", arguments: [uuid]).map(Self.code)
+            try Row.fetchOne(db, sql: "SELECT * FROM verification_codes WHERE uuid = ?", arguments: [uuid]).map(
+                Self.code)
         }
     }
 
     /// Expires the code with this UUID now.
     public func expireCode(uuid: String, now: Date) async throws(ENError) -> ENVerificationCodeExpiry {
         try await immediateTransaction { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM verification_codes WHERE uuid = ?", arguments: [uuid])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM verification_codes WHERE uuid = ?", arguments: [uuid])
             else { return .notFound }
             var record = try Self.code(row)
             if record.isExpired(at: now) { return .expired(record) }
@@ -159,7 +166,8 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
     /// Stores an API key; `false` when its name is taken.
     public func insertAPIKey(_ record: ENVerificationAPIKeyRecord) async throws(ENError) -> Bool {
         try await immediateTransaction { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM verification_api_keys WHERE name = ?", arguments: [record.name])
+            if try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM verification_api_keys WHERE name = ?", arguments: [record.name])
                 != nil
             {
                 return false
@@ -220,6 +228,7 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
             }
             return date
         }
-        return ENVerificationSubject(testType: type, symptomDate: try date("symptom_date"), testDate: try date("test_date"))
+        return ENVerificationSubject(
+            testType: type, symptomDate: try date("symptom_date"), testDate: try date("test_date"))
     }
 }

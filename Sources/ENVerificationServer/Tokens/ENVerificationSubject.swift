@@ -9,7 +9,9 @@ public struct ENVerificationSubject: Hashable, Sendable, CustomStringConvertible
     public var testDate: ENVerificationDate?
 
     /// Creates a subject.
-    public init(testType: ENVerificationTestType, symptomDate: ENVerificationDate? = nil, testDate: ENVerificationDate? = nil) {
+    public init(
+        testType: ENVerificationTestType, symptomDate: ENVerificationDate? = nil, testDate: ENVerificationDate? = nil
+    ) {
         self.testType = testType
         self.symptomDate = symptomDate
         self.testDate = testDate
