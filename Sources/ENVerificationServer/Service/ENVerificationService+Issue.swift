@@ -90,7 +90,13 @@ extension ENVerificationService {
                     code: .internalServerError)
             }
             uuid = normalized
-            guard (try? await storage.code(uuid: uuid)) == nil else {
+            let existing: ENVerificationCodeRecord?
+            do {
+                existing = try await storage.code(uuid: uuid)
+            } catch {
+                throw ENVerificationAPIError(status: 500, message: "\(error)", code: .internalServerError)
+            }
+            guard existing == nil else {
                 throw ENVerificationAPIError(
                     status: 409, message: "code for \(uuid) already exists", code: .uuidAlreadyExists)
             }
