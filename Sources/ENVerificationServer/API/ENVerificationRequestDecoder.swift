@@ -52,7 +52,9 @@ public enum ENVerificationRequestDecoder {
     /// Decodes `body`, or says what is wrong with it (the handlers answer that with 400 and their own code).
     ///
     /// - Parameters:
+    ///   - type: the request type.
     ///   - contentType: the request's `Content-Type` header, `nil` when absent.
+    ///   - body: the body.
     ///   - bodyExceedsLimit: whether the HTTP layer cut the body at ``maximumBodyByteCount`` bytes.
     public static func decode<Request: ENVerificationRequest>(
         _ type: Request.Type, contentType: String?, body: Data, bodyExceedsLimit: Bool = false

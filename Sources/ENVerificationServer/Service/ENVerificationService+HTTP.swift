@@ -24,6 +24,7 @@ extension ENVerificationService {
     /// (``ENVerificationRequestDecoder``; 400 with the route's code), then the handler.
     ///
     /// - Parameters:
+    ///   - endpoint: the route.
     ///   - apiKey: the `X-API-Key` header, `nil` when absent.
     ///   - contentType: the `Content-Type` header.
     ///   - body: the body, read up to ``ENVerificationRequestDecoder/maximumBodyByteCount`` bytes.
