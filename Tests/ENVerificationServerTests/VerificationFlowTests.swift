@@ -60,6 +60,28 @@ struct VerificationFlowTests {
         #expect(twice.json["error"] as? String == "verification token invalid")
     }
 
+    @Test(
+        "Every test type reaches the key server as its report type",
+        arguments: [
+            ("confirmed", ENDiagnosisReportType.confirmedTest), ("likely", .confirmedClinicalDiagnosis),
+            ("negative", .revoked), ("user-report", .selfReported),
+        ] as [(String, ENDiagnosisReportType)])
+    func reportTypes(testType: String, reportType: ENDiagnosisReportType) async throws {
+        var configuration = ENVerificationConfiguration()
+        configuration.allowedTestTypes = Set(ENVerificationTestType.allCases)
+        let fixture = try await VerificationFixture(configuration: configuration)
+        let issued = await fixture.post(.issue, #"{"testType":"\#(testType)","testDate":"2020-07-31"}"#)
+        let code = try #require(issued.json["code"] as? String, "\(issued.text)")
+        let token = try #require(await fixture.post(.verify, #"{"code":"\#(code)"}"#).json["token"] as? String)
+        let keys = PublishedKeys()
+        let certificate = try #require(
+            await fixture.post(.certificate, #"{"token":"\#(token)","ekeyhmac":"\#(keys.hmac)"}"#).json["certificate"]
+                as? String)
+        let claims = try await fixture.keyServerVerifier.verify(
+            keys.request(certificate: certificate), at: fixture.clock.now)
+        #expect(claims == ENVerifiedClaims(reportType: reportType, symptomOnsetInterval: 0))
+    }
+
     @Test("The certificate's header and claims are Google's, in Google's order")
     func certificateShape() async throws {
         let fixture = try await VerificationFixture()
