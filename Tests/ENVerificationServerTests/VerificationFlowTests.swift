@@ -259,6 +259,34 @@ struct VerificationFlowTests {
         #expect(await fixture.post(.verify, #"{"code":"\#(code)"}"#).status == 200)
     }
 
+    @Test("Cleanup as Google's: codes forgotten after 48 hours, entries deleted after 14 days, tokens after 24 hours")
+    func cleanup() async throws {
+        let fixture = try await VerificationFixture()
+        let first = await fixture.issue()
+        let second = await fixture.issue()
+        let code = try #require(first["code"] as? String)
+        let longCode = try #require(second["longCode"] as? String)
+        #expect(await fixture.post(.verify, #"{"code":"\#(code)"}"#).status == 200)
+        #expect(
+            try await fixture.service.deleteExpired()
+                == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 0, deletedTokens: 0))
+
+        // Both codes' long expiry (24 h) plus 48 h; the token expired 24 h after issue, so it is deleted too.
+        fixture.clock.advance(by: 72 * 3600 + 1)
+        #expect(
+            try await fixture.service.deleteExpired()
+                == ENVerificationCleanup(recycledCodes: 2, deletedCodes: 0, deletedTokens: 1))
+        let status = await fixture.post(.checkCodeStatus, #"{"uuid":"\#(second["uuid"] as? String ?? "")"}"#)
+        #expect(status.status == 200)
+        #expect(await fixture.post(.verify, #"{"code":"\#(longCode)"}"#).json["errorCode"] as? String == "code_invalid")
+
+        fixture.clock.advance(by: 14 * 86_400)
+        #expect(
+            try await fixture.service.deleteExpired()
+                == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 2, deletedTokens: 0))
+        #expect(await fixture.post(.checkCodeStatus, #"{"uuid":"\#(second["uuid"] as? String ?? "")"}"#).status == 404)
+    }
+
     @Test("Check status, expire, batch issue")
     func codeAdministration() async throws {
         let fixture = try await VerificationFixture()

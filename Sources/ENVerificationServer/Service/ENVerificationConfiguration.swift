@@ -39,6 +39,15 @@ public struct ENVerificationConfiguration: Sendable {
     /// How many times a colliding code is drawn again (6, `COLLISION_RETRY_COUNT`).
     public var collisionRetryCount = 6
 
+    /// How long after both its codes expired an entry keeps its codes' HMACs (48 hours,
+    /// `VERIFICATION_CODE_MAX_AGE`).
+    public var codeMaxAge: TimeInterval = 48 * 3600
+    /// How long after both its codes expired an entry is kept at all, for its status (14 days,
+    /// `VERIFICATION_CODE_STATUS_MAX_AGE`).
+    public var codeStatusMaxAge: TimeInterval = 14 * 86_400
+    /// How long after it expired a token is kept (24 hours, `VERIFICATION_TOKEN_MAX_AGE`).
+    public var tokenMaxAge: TimeInterval = 24 * 3600
+
     /// The defaults.
     public init() {}
 
@@ -56,9 +65,13 @@ public struct ENVerificationConfiguration: Sendable {
         for (name, duration) in [
             ("code duration", codeDuration), ("long code duration", longCodeDuration),
             ("token duration", tokenDuration), ("certificate duration", certificateDuration),
-            ("date maximum age", dateRule.maximumAge),
+            ("date maximum age", dateRule.maximumAge), ("code maximum age", codeMaxAge),
+            ("code status maximum age", codeStatusMaxAge), ("token maximum age", tokenMaxAge),
         ] {
             guard duration > 0, duration.isFinite else { throw .badParameter("the \(name) must be positive") }
+        }
+        guard codeStatusMaxAge >= codeMaxAge else {
+            throw .badParameter("the code status maximum age must be at least the code maximum age")
         }
         guard allowedClockSkew >= 0 else { throw .badParameter("the allowed clock skew must not be negative") }
         guard !allowedTestTypes.isEmpty else { throw .badParameter("no test type is allowed") }

@@ -1,3 +1,4 @@
+public import ENCore
 internal import Foundation
 
 extension ENVerificationService {
@@ -43,6 +44,17 @@ extension ENVerificationService {
         } catch {
             return .failure(.internalError)
         }
+    }
+
+    /// Google's cleanup, at the configured ages: codes both of whose codes expired ``ENVerificationConfiguration/codeMaxAge``
+    /// ago are forgotten (their status stays), entries expired ``ENVerificationConfiguration/codeStatusMaxAge`` ago
+    /// deleted, tokens expired ``ENVerificationConfiguration/tokenMaxAge`` ago deleted.
+    public func deleteExpired() async throws(ENError) -> ENVerificationCleanup {
+        let now = clock()
+        return try await storage.deleteExpired(
+            recyclingCodesBefore: now.addingTimeInterval(-configuration.codeMaxAge),
+            deletingCodesBefore: now.addingTimeInterval(-configuration.codeStatusMaxAge),
+            deletingTokensBefore: now.addingTimeInterval(-configuration.tokenMaxAge))
     }
 
     /// Google's `checkCodeStatus`.

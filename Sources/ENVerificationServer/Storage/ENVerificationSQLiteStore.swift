@@ -161,6 +161,30 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
         }
     }
 
+    /// Recycles and deletes what has expired, as Google's cleanup does.
+    public func deleteExpired(
+        recyclingCodesBefore recycleDate: Date, deletingCodesBefore codeDate: Date, deletingTokensBefore tokenDate: Date
+    ) async throws(ENError) -> ENVerificationCleanup {
+        try await immediateTransaction { db in
+            try db.execute(
+                sql: """
+                    UPDATE verification_codes SET code = NULL, long_code = NULL
+                    WHERE expires_at < ? AND long_expires_at < ? AND (code IS NOT NULL OR long_code IS NOT NULL)
+                    """,
+                arguments: [recycleDate.timeIntervalSince1970, recycleDate.timeIntervalSince1970])
+            let recycled = db.changesCount
+            try db.execute(
+                sql: "DELETE FROM verification_codes WHERE expires_at < ? AND long_expires_at < ?",
+                arguments: [codeDate.timeIntervalSince1970, codeDate.timeIntervalSince1970])
+            let deletedCodes = db.changesCount
+            try db.execute(
+                sql: "DELETE FROM verification_tokens WHERE expires_at < ?",
+                arguments: [tokenDate.timeIntervalSince1970])
+            return ENVerificationCleanup(
+                recycledCodes: recycled, deletedCodes: deletedCodes, deletedTokens: db.changesCount)
+        }
+    }
+
     // MARK: API keys
 
     /// Stores an API key; `false` when its name is taken.
@@ -209,7 +233,8 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
     private static func code(_ row: Row) throws -> ENVerificationCodeRecord {
         let subject = try subject(row)
         return ENVerificationCodeRecord(
-            uuid: row["uuid"], codeHMAC: row["code"], longCodeHMAC: row["long_code"], claimed: row["claimed"],
+            uuid: row["uuid"], codeHMAC: row["code"] ?? "", longCodeHMAC: row["long_code"] ?? "",
+            claimed: row["claimed"],
             testType: subject.testType, symptomDate: subject.symptomDate, testDate: subject.testDate,
             expiresAt: Date(timeIntervalSince1970: row["expires_at"]),
             longExpiresAt: Date(timeIntervalSince1970: row["long_expires_at"]),

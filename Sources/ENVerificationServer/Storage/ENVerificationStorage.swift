@@ -34,6 +34,13 @@ public protocol ENVerificationStorage: Sendable {
     /// unchanged; a claimed code is refused; otherwise both expiries become `now`.
     func expireCode(uuid: String, now: Date) async throws(ENError) -> ENVerificationCodeExpiry
 
+    /// Google's cleanup: forgets the codes of entries whose short and long codes both expired before
+    /// `recyclingCodesBefore` (their status stays), deletes entries both of whose codes expired before
+    /// `deletingCodesBefore`, and tokens that expired before `deletingTokensBefore`.
+    func deleteExpired(
+        recyclingCodesBefore: Date, deletingCodesBefore: Date, deletingTokensBefore: Date
+    ) async throws(ENError) -> ENVerificationCleanup
+
     /// Stores an API key; `false` when its name is taken.
     func insertAPIKey(_ record: ENVerificationAPIKeyRecord) async throws(ENError) -> Bool
 
@@ -87,4 +94,22 @@ public enum ENVerificationCodeExpiry: Hashable, Sendable {
     case claimed
     /// The code as it now is (expired now, or unchanged when it had expired already).
     case expired(ENVerificationCodeRecord)
+}
+
+/// What ``ENVerificationStorage/deleteExpired(recyclingCodesBefore:deletingCodesBefore:deletingTokensBefore:)``
+/// did.
+public struct ENVerificationCleanup: Hashable, Sendable {
+    /// Codes whose HMACs were forgotten.
+    public var recycledCodes: Int
+    /// Codes deleted.
+    public var deletedCodes: Int
+    /// Tokens deleted.
+    public var deletedTokens: Int
+
+    /// Creates a summary.
+    public init(recycledCodes: Int, deletedCodes: Int, deletedTokens: Int) {
+        self.recycledCodes = recycledCodes
+        self.deletedCodes = deletedCodes
+        self.deletedTokens = deletedTokens
+    }
 }

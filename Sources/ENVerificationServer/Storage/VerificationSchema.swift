@@ -10,7 +10,8 @@ enum VerificationSchema {
 
     /// Schema verification-v1 (times are Unix seconds, dates `YYYY-MM-DD`):
     ///
-    /// - `verification_codes`: Google's `verification_codes`, the codes only as HMACs, each unique.
+    /// - `verification_codes`: Google's `verification_codes`, the codes only as HMACs, each unique; both set to
+    ///   null once the code is recycled (its status stays until it is deleted).
     /// - `verification_tokens`: Google's `tokens`.
     /// - `verification_api_keys`: Google's `authorized_apps` of the one realm, the key only as an HMAC.
     static func migrateV1(_ db: Database) throws {
@@ -19,8 +20,8 @@ enum VerificationSchema {
                 CREATE TABLE verification_codes (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
                     uuid TEXT NOT NULL UNIQUE,
-                    code TEXT NOT NULL UNIQUE,
-                    long_code TEXT NOT NULL UNIQUE,
+                    code TEXT UNIQUE,
+                    long_code TEXT UNIQUE,
                     claimed INTEGER NOT NULL DEFAULT 0,
                     test_type TEXT NOT NULL,
                     symptom_date TEXT,
@@ -31,6 +32,7 @@ enum VerificationSchema {
                     issuing_external_id TEXT NOT NULL DEFAULT '',
                     created_at REAL NOT NULL
                 );
+                CREATE INDEX verification_codes_expiry ON verification_codes(long_expires_at, expires_at);
                 CREATE TABLE verification_tokens (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
                     token_id TEXT NOT NULL UNIQUE,
