@@ -246,10 +246,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ENVerificationServerTests",
-            dependencies: [
-                "ENCore", "ENCrypto", "ENKeyServer", "ENVerificationServer", "ENSQLite", "ENTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            dependencies: ["ENCore", "ENCrypto", "ENKeyServer", "ENVerificationServer", "ENTestSupport"]
         ),
         .testTarget(
             name: "ExposureNotificationKitTests",
