@@ -348,3 +348,42 @@ extension Data {
         self.init(base64Encoded: normalized)
     }
 }
+
+/// The app's side, against the service in process.
+@Suite("Verification client")
+struct VerificationClientTests {
+    @Test("verify, certificate, and the key server accepts the publish request the client's answer fills in")
+    func clientFlow() async throws {
+        let fixture = try await VerificationFixture()
+        let code = try #require(await fixture.issue()["code"] as? String)
+        let client = ENVerificationClient(apiKey: fixture.deviceKey, transport: fixture.service)
+        let verified = try await client.verify(code: code, accept: [.confirmed])
+        #expect(verified.testType == "confirmed")
+        let keys = PublishedKeys().keys
+        let certified = try await client.certificate(token: verified.token, keys: keys)
+        let request = ENPublishRequest(
+            temporaryExposureKeys: keys.reversed(), healthAuthorityID: "test",
+            verificationPayload: certified.certificate,
+            hmacKey: certified.hmacKey)
+        let claims = try await fixture.keyServerVerifier.verify(request, at: fixture.clock.now)
+        #expect(claims?.reportType == .confirmedTest)
+        #expect(
+            ENVerificationClient.exposureKeyHMAC(of: keys, key: PublishedKeys().secret).base64EncodedString()
+                == PublishedKeys().hmac)
+
+        await #expect(
+            throws: ENVerificationAPIError(status: 400, message: "verification code invalid", code: .codeInvalid)
+        ) {
+            _ = try await client.verify(code: code)
+        }
+        await #expect(
+            throws: ENVerificationAPIError(status: 400, message: "verification token invalid", code: .tokenExpired)
+        ) {
+            _ = try await client.certificate(token: verified.token, keys: keys)
+        }
+        let stranger = ENVerificationClient(apiKey: "not.a.key", transport: fixture.service)
+        await #expect(throws: ENVerificationAPIError.unauthorized) { _ = try await stranger.verify(code: code) }
+        try await client.sendChaff(to: .verify)
+        try await client.sendChaff(to: .certificate)
+    }
+}
