@@ -99,7 +99,8 @@ let package = Package(
             ]
         ),
         // A verification server's domain (Google's exposure-notifications-verification-server, one realm): codes,
-        // tokens and certificates, API keys, its storage protocol and the SQLite store, the in-process service.
+        // tokens and certificates, API keys, its storage protocol and the SQLite store, the in-process service, the
+        // app's client over a transport protocol. No HTTP.
         .target(
             name: "ENVerificationServer",
             dependencies: [
