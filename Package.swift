@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "ENKeyServer", targets: ["ENKeyServer"]),
         .library(name: "ENKeyServerSQLite", targets: ["ENKeyServerSQLite"]),
         .library(name: "ENKeyServerPostgres", targets: ["ENKeyServerPostgres"]),
+        .library(name: "ENVerificationServer", targets: ["ENVerificationServer"]),
         .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
         .library(name: "ENSimulator", targets: ["ENSimulator"]),
@@ -95,6 +96,15 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(
                     name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
+        // A verification server's domain (Google's exposure-notifications-verification-server, one realm): codes,
+        // tokens and certificates, API keys, its storage protocol and the SQLite store, the in-process service, the
+        // app's client over a transport protocol. No HTTP.
+        .target(
+            name: "ENVerificationServer",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENKeyServer", "ENSQLite", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The facade: Apple's ENManager on any platform, over the modules above.
@@ -234,6 +244,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
+        ),
+        .testTarget(
+            name: "ENVerificationServerTests",
+            dependencies: ["ENCore", "ENCrypto", "ENKeyServer", "ENVerificationServer", "ENTestSupport"]
         ),
         .testTarget(
             name: "ExposureNotificationKitTests",
