@@ -56,9 +56,14 @@ package final class ExportFileCache: Sendable {
     /// The most bytes of files kept in memory; a larger file is served without being kept.
     package let capacityBytes: Int
     private let state = Locked(State())
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// A cache over `exporter`'s files.
-    package init(exporter: ENKeyServerExporter, indexLifetime: Duration = .seconds(5), capacityBytes: Int = 256 << 20) {
+    /// A cache over `exporter`'s files; `now` tells the index's age (the continuous clock; tests move their own).
+    package init(
+        exporter: ENKeyServerExporter, indexLifetime: Duration = .seconds(5), capacityBytes: Int = 256 << 20,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        self.now = now
         self.exporter = exporter
         self.indexLifetime = indexLifetime
         self.capacityBytes = max(0, capacityBytes)
@@ -67,7 +72,7 @@ package final class ExportFileCache: Sendable {
     /// The current index: from memory while younger than ``indexLifetime``, otherwise read again (one read for
     /// all the requests waiting on it).
     package func index() async throws -> Index {
-        let now = ContinuousClock.now
+        let now = now()
         let lifetime = indexLifetime
         let exporter = exporter
         let (fresh, task, generation): (Index?, Task<Index, any Error>?, Int) = state.withLock { state in

@@ -16,6 +16,9 @@ struct ExportFileCacheTests {
         let http: KeyServerHTTP
         let file: ENKeyServerFile
 
+        /// How far the cache's clock is ahead of the continuous clock.
+        let offset = Locked(Duration.zero)
+
         init(indexLifetime: Duration) async throws {
             sut = try ServerUnderTest()
             _ = try await sut.live { client in try await client.publish(publishBody(count: 5)) }
@@ -27,7 +30,9 @@ struct ExportFileCacheTests {
                 storage: counting, configuration: sut.server.configuration, clock: { [clock = sut.clock] in clock.now })
             http = KeyServerHTTP(
                 exporter: exporter, publish: sut.http.publish,
-                cache: ExportFileCache(exporter: exporter, indexLifetime: indexLifetime))
+                cache: ExportFileCache(
+                    exporter: exporter, indexLifetime: indexLifetime,
+                    now: { [offset] in ContinuousClock.now + offset.withLock { $0 } }))
         }
 
         var path: String { "/exposureKeyExport-US/" + file.name }
@@ -116,11 +121,11 @@ struct ExportFileCacheTests {
 
     @Test("with --index-refresh, another instance's files are listed once the index is older than the refresh")
     func refreshInterval() async throws {
-        let cached = try await Cached(indexLifetime: .milliseconds(200))
+        let cached = try await Cached(indexLifetime: .seconds(5))
         _ = try await cached.http.withRoutes { client in try await client.request("/health") }
         _ = try await cached.http.withRoutes { client in try await client.request("/health") }
         #expect(cached.counting.nameReads == 1)
-        try await Task.sleep(for: .milliseconds(300))
+        cached.offset.withLock { $0 = .seconds(6) }
         let health = try await cached.http.withRoutes { client in try await client.request("/health") }
         #expect(health.status == 200 && health.text == "ok")
         #expect(cached.counting.nameReads == 2)
