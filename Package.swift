@@ -30,7 +30,10 @@ let package = Package(
         // On by default; `--disable-default-traits` builds without it (and without postgres-nio, swift-nio-ssl and
         // swift-crypto), as the sanitizer jobs of .ci/run do.
         .trait(name: "PostgreSQL", description: "The key server's PostgreSQL storage, through postgres-nio."),
-        .default(enabledTraits: ["PostgreSQL"]),
+        // HTTPS for enserver (--tls-certificate, --tls-key), through HummingbirdTLS and swift-nio-ssl. On by default;
+        // `--disable-default-traits` builds without it (enserver then refuses the TLS options).
+        .trait(name: "TLS", description: "enserver's HTTPS, through HummingbirdTLS and swift-nio-ssl."),
+        .default(enabledTraits: ["PostgreSQL", "TLS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
@@ -49,6 +52,7 @@ let package = Package(
         // (NIOHTTPTypes).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: System libraries and C kernels
@@ -146,6 +150,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["TLS"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["TLS"])),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

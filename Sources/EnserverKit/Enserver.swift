@@ -94,8 +94,8 @@ struct ServeCommand: AsyncParsableCommand {
     var testClock: String?
 
     func run() async throws {
-        try network.check(host: host, verifier: options.verifier, tls: false)
         let listeners = try network.listeners(host: host, port: port)
+        try network.check(host: host, verifier: options.verifier, tls: listeners.tls != nil)
         let rateLimiter = try network.rateLimiter()
         let logger = Logger(label: "enserver")
         if !ServeNetworkOptions.isLoopback(network.adminHost) {
@@ -122,7 +122,8 @@ struct ServeCommand: AsyncParsableCommand {
                 clientAddress: ClientAddress(trustedProxies: network.trustedProxy))
             _ = try await http.withRunningServers(listeners, shutdownSignals: [.sigterm, .sigint]) { bound in
                 // The lines scripts and tests read the ports from, whatever the log level.
-                Self.announce("enserver listening on http://\(host):\(bound.port)")
+                Self.announce(
+                    "enserver listening on \(listeners.tls == nil ? "http" : "https")://\(host):\(bound.port)")
                 Self.announce("enserver admin listening on http://\(network.adminHost):\(bound.adminPort ?? 0)")
                 if interval > 0 {
                     await http.exportLoop(every: interval)

@@ -8,6 +8,10 @@ package import Logging
 import ServiceLifecycle
 package import UnixSignals
 
+#if TLS
+    import HummingbirdTLS
+#endif
+
 /// The key server's HTTP face: Google's publish API, the export files and `index.txt`, the exposure
 /// configuration, health and metrics, as one Hummingbird router.
 ///
@@ -107,11 +111,22 @@ package struct KeyServerHTTP: Sendable {
     ) async throws -> Value {
         let (ports, announce) = AsyncStream.makeStream(of: (admin: Bool, port: Int).self)
         let limits = listeners.limits
-        func application(_ router: Router<KeyServerRequestContext>, host: String, port: Int, admin: Bool)
+        func application(_ router: Router<KeyServerRequestContext>, host: String, port: Int, admin: Bool) throws
             -> some Service
         {
-            Application(
-                router: router, server: .http1(configuration: limits.http1Configuration()),
+            let http1 = HTTPServerBuilder.http1(configuration: limits.http1Configuration())
+            let server: HTTPServerBuilder
+            #if TLS
+                if !admin, let tls = listeners.tls {
+                    server = try .tls(http1, tlsConfiguration: try tls.configuration())
+                } else {
+                    server = http1
+                }
+            #else
+                server = http1
+            #endif
+            return Application(
+                router: router, server: server,
                 configuration: ApplicationConfiguration(
                     address: .hostname(host, port: port),
                     availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)
@@ -119,9 +134,11 @@ package struct KeyServerHTTP: Sendable {
                 onServerRunning: { channel in announce.yield((admin, channel.localAddress?.port ?? port)) },
                 logger: logger)
         }
-        var services: [any Service] = [application(router(), host: listeners.host, port: listeners.port, admin: false)]
+        var services: [any Service] = [
+            try application(router(), host: listeners.host, port: listeners.port, admin: false)
+        ]
         if let adminPort = listeners.adminPort {
-            services.append(application(adminRouter(), host: listeners.adminHost, port: adminPort, admin: true))
+            services.append(try application(adminRouter(), host: listeners.adminHost, port: adminPort, admin: true))
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

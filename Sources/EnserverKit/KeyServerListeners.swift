@@ -12,11 +12,14 @@ package struct KeyServerListeners: Sendable {
     package var adminPort: Int?
     /// The limits of both listeners.
     package var limits: HTTPLimits
+    /// The public listener's HTTPS certificate and key; `nil`: plain HTTP. (The admin listener is plain HTTP.)
+    package var tls: KeyServerTLS?
 
     package init(
         host: String = "127.0.0.1", port: Int = 0, adminHost: String = "127.0.0.1", adminPort: Int? = nil,
-        limits: HTTPLimits = HTTPLimits()
+        limits: HTTPLimits = HTTPLimits(), tls: KeyServerTLS? = nil
     ) {
+        self.tls = tls
         self.host = host
         self.port = port
         self.adminHost = adminHost

@@ -14,6 +14,12 @@ struct ServeNetworkOptions: ParsableArguments {
     @Option(help: "The admin listener's port (0: any free port, printed at start).")
     var adminPort: Int = 8081
 
+    @Option(help: "Serve HTTPS with this PEM certificate chain (the server's certificate first); needs --tls-key.")
+    var tlsCertificate: String?
+
+    @Option(help: "The PEM private key of --tls-certificate (a file only its owner may read).")
+    var tlsKey: String?
+
     @Flag(
         name: .customLong("behind-tls-proxy"),
         help: "A non-loopback --host is served in plain HTTP because a TLS proxy in front terminates TLS.")
@@ -57,7 +63,30 @@ struct ServeNetworkOptions: ParsableArguments {
             idleTimeout: .seconds(try EnserverOptions.duration(idleTimeout, option: "--idle-timeout")),
             readTimeout: .seconds(try EnserverOptions.duration(readTimeout, option: "--read-timeout")),
             maximumConnections: maxConnections, maximumBodyBytes: maxBodySize)
-        return KeyServerListeners(host: host, port: port, adminHost: adminHost, adminPort: adminPort, limits: limits)
+        return KeyServerListeners(
+            host: host, port: port, adminHost: adminHost, adminPort: adminPort, limits: limits, tls: try tls())
+    }
+
+    /// The HTTPS certificate and key, read and checked, when the options name them.
+    func tls() throws(EnserverFailure) -> KeyServerTLS? {
+        switch (tlsCertificate, tlsKey) {
+        case (nil, nil): return nil
+        case (.some, nil): throw EnserverFailure("--tls-certificate needs --tls-key")
+        case (nil, .some): throw EnserverFailure("--tls-key needs --tls-certificate")
+        case (.some(let certificate), .some(let key)):
+            #if TLS
+                let files = KeyServerTLS(
+                    certificateChainPEM: try EnserverOptions.read(certificate, option: "--tls-certificate") { $0 },
+                    privateKeyPEM: try EnserverOptions.read(key, option: "--tls-key") { $0 })
+                _ = try files.configuration()
+                return files
+            #else
+                _ = (certificate, key)
+                throw EnserverFailure(
+                    "--tls-certificate, --tls-key: this enserver was built without the TLS trait; serve behind a TLS "
+                        + "proxy (--behind-tls-proxy)")
+            #endif
+        }
     }
 
     /// The publish rate limiter, unless `--publish-burst 0` turns it off.

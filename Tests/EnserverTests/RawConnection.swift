@@ -38,21 +38,14 @@ final class RawConnection: @unchecked Sendable {
     /// The `errno` of the last failed read, if any.
     private(set) var lastError: Int32?
 
-    /// Runs `work` on a thread of its own.
-    private static func offThePool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: work()) }.start()
-        }
-    }
-
     /// Sends all of `data`; `false` when the connection failed (the server closed it) before all was sent.
     func send(_ data: Data) async -> Bool {
-        await Self.offThePool { self.sendBlocking(data) }
+        await offThePool { self.sendBlocking(data) }
     }
 
     /// What the server sent until it closed the connection or `seconds` passed with nothing more.
     func readAll(timeout seconds: Int = 10) async -> Data {
-        await Self.offThePool { self.readAllBlocking(timeout: seconds) }
+        await offThePool { self.readAllBlocking(timeout: seconds) }
     }
 
     private func sendBlocking(_ data: Data) -> Bool {
@@ -92,5 +85,13 @@ final class RawConnection: @unchecked Sendable {
             data.append(contentsOf: buffer[0..<received])
         }
         return data
+    }
+}
+
+/// Runs `work`, which blocks, on a thread of its own: a blocked cooperative thread could starve a server running in
+/// the test's process.
+func offThePool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
     }
 }

@@ -47,6 +47,31 @@ struct ServeSecurityTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("keys.sqlite")))
     }
 
+    @Test("a public --host needs HTTPS or --behind-tls-proxy; the TLS options go in pairs and must read")
+    func plainHTTPOnlyOnLoopback() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let base = try EnserverProcess.baseOptions(directory) + ["--verifier", "certificate"]
+        for (arguments, text) in [
+            (["--host", "0.0.0.0"], "--behind-tls-proxy"),
+            (["--tls-certificate", directory.path("cert.pem")], "--tls-certificate needs --tls-key"),
+            (["--tls-key", directory.path("key.pem")], "--tls-key needs --tls-certificate"),
+            (["--tls-certificate", directory.path("none.pem"), "--tls-key", directory.path("none.pem")], "--tls-"),
+            (["--read-timeout", "soon"], "--read-timeout soon"),
+            (["--max-body-size", "0"], "--max-body-size"),
+            (["--publish-burst=-1"], "--publish-burst"),
+        ] {
+            do {
+                try await runEnserver(["serve"] + base + arguments)
+                Issue.record("serve \(arguments) should fail")
+            } catch let failure as EnserverFailure {
+                #expect(failure.exitCode == 2)
+                #expect(failure.message.contains(text), "\(arguments): \(failure.message)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("keys.sqlite")))
+    }
+
     @Test("an unknown option or a bad value: exit 2 and ArgumentParser's message")
     func parseErrorsExitTwo() throws {
         for arguments in [["--colour", "blue"], ["serve", "--port", "eighty"], ["serve", "--verifier", "maybe"]] {
