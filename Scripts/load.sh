@@ -46,7 +46,7 @@ while [ "$i" -lt "$instances" ]; do
     port=$((18080 + i))
     # shellcheck disable=SC2086
     "$binary" serve $store --region US --signing-key "$work/signing.pem" --key-id 310 \
-        --health-authority-id load.test --verifier accept-all --revision-token-key "$token_key" --export-interval 0 \
+        --health-authority-id load.test --verifier accept-all --publish-burst 0 --revision-token-key "$token_key" --export-interval 0 \
         --host 127.0.0.1 --port "$port" >"$work/server-$i.log" 2>&1 &
     pids="$pids $!"
     ports="$ports $port"

@@ -16,12 +16,14 @@ extension ENSimulation {
     /// as apps of Google's server did. The server runs on a test clock that the simulation sets to its virtual
     /// time before each request (`POST /v1/test/clock`), and cuts its due batches at each day's detection
     /// (`POST /v1/test/export`), so that its embargo, export periods and retention work on the scenario's days.
-    /// Those two routes are on the server's admin listener (`--admin-host`, `--admin-port`), ``adminURL``.
+    /// Those two routes are on the server's admin listener (`--admin-host`, `--admin-port`), ``adminURL``. All
+    /// the devices publish from one address, so a town of them needs the publish rate limit off
+    /// (`--publish-burst 0`).
     ///
     /// ```sh
     /// enserver --database server.sqlite --region 310 --signing-key key.pem --key-id 310 \
     ///     --health-authority-id sim --verifier accept-all --test-clock 2020-04-01T00:00:00Z --port 8080 \
-    ///     --admin-port 8081
+    ///     --admin-port 8081 --publish-burst 0
     /// ```
     ///
     /// What differs from ``KeyServer/inProcess``, as it does with Google's server: keys still valid when shared
