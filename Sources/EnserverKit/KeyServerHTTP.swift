@@ -13,11 +13,13 @@ package import UnixSignals
 #endif
 
 /// The key server's HTTP face: Google's publish API, the export files and `index.txt`, the exposure
-/// configuration, health and metrics, as one Hummingbird router.
+/// configuration and health on the public router; metrics and the test clock on the admin router, which only the
+/// admin listener serves.
 ///
-/// Routes:
+/// Public routes (``router()``):
 /// - `POST /v1/publish`: ``ENPublishHandler`` (Google's publish API v1), behind the chaff middleware; the body
-///   is read up to the handler's limit (64,000 bytes) and no further.
+///   is read up to the handler's limit (64,000 bytes) and no further; with a ``PublishRateLimiter``, a client over
+///   its limit gets 429 and `Retry-After` before anything else (chaff alike).
 /// - `GET /ROOT/index.txt` and `GET /ROOT/NAME.zip`: from the store, so that every instance serves every file.
 /// - `GET /v1/exposure-configuration.json`: the exposure configuration in the sample server's JSON.
 /// - `GET /health`: `200 ok` once the store answers.
