@@ -31,7 +31,10 @@ let package = Package(
         // On by default; `--disable-default-traits` builds without it (and without postgres-nio, swift-nio-ssl and
         // swift-crypto), as the sanitizer jobs of .ci/run do.
         .trait(name: "PostgreSQL", description: "The key server's PostgreSQL storage, through postgres-nio."),
-        .default(enabledTraits: ["PostgreSQL"]),
+        // HTTPS for enserver (--tls-certificate, --tls-key), through HummingbirdTLS and swift-nio-ssl. On by default;
+        // `--disable-default-traits` builds without it (enserver then refuses the TLS options).
+        .trait(name: "TLS", description: "enserver's HTTPS, through HummingbirdTLS and swift-nio-ssl."),
+        .default(enabledTraits: ["PostgreSQL", "TLS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
@@ -46,6 +49,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The request limits of enserver's listeners are channel handlers (NIOCore) on Hummingbird's HTTP parts
+        // (NIOHTTPTypes).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: System libraries and C kernels
@@ -146,9 +154,14 @@ let package = Package(
                 "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENKeyServerPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["TLS"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["TLS"])),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

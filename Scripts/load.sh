@@ -27,17 +27,23 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+umask 077  # enserver refuses key files others may read
 openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
 openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/signing.pem"
 # The same revision-token key on every instance, as behind one load balancer.
 token_key="1=$(head -c 32 /dev/urandom | base64)"
+ENSERVER_REVISION_TOKEN_KEYS=$token_key
+export ENSERVER_REVISION_TOKEN_KEYS
 case "$storage" in
 sqlite) store="--database $work/keys.sqlite" ;;
 postgres)
     base_url=${ENKEYSERVER_TEST_POSTGRES_URL:-postgres://enserver:enserver@127.0.0.1:5432/enserver_test}
     schema="load_$$"
     psql -q "$base_url" -c "create schema $schema" >/dev/null
-    case "$base_url" in *\?*) store="--postgres $base_url&search_path=$schema" ;; *) store="--postgres $base_url?search_path=$schema" ;; esac ;;
+    # From the environment: a URL with a password is refused on the command line.
+    case "$base_url" in *\?*) ENSERVER_POSTGRES="$base_url&search_path=$schema" ;; *) ENSERVER_POSTGRES="$base_url?search_path=$schema" ;; esac
+    export ENSERVER_POSTGRES
+    store="" ;;
 *) echo "storage: sqlite or postgres" >&2; exit 2 ;;
 esac
 ports=""
@@ -46,8 +52,8 @@ while [ "$i" -lt "$instances" ]; do
     port=$((18080 + i))
     # shellcheck disable=SC2086
     "$binary" serve $store --region US --signing-key "$work/signing.pem" --key-id 310 \
-        --health-authority-id load.test --revision-token-key "$token_key" --export-interval 0 \
-        --host 127.0.0.1 --port "$port" >"$work/server-$i.log" 2>&1 &
+        --health-authority-id load.test --verifier accept-all --publish-burst 0 --export-interval 0 \
+        --host 127.0.0.1 --port "$port" --admin-port 0 >"$work/server-$i.log" 2>&1 &
     pids="$pids $!"
     ports="$ports $port"
     i=$((i + 1))

@@ -30,6 +30,7 @@ package struct Enserver: AsyncParsableCommand {
     package static func main() async {
         do {
             var command = try parse(Array(CommandLine.arguments.dropFirst()), environment: EnserverEnvironment.current)
+            bootstrapLogging(for: command)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -39,8 +40,34 @@ package struct Enserver: AsyncParsableCommand {
             FileHandle.standardError.write(Data("enserver: \(failure.message)\n".utf8))
             Foundation.exit(failure.exitCode)
         } catch {
+            let status = exitStatus(for: error)
+            if status == 2 {
+                FileHandle.standardError.write(Data("\(fullMessage(for: error))\n".utf8))
+                Foundation.exit(2)
+            }
             exit(withError: error)
         }
+    }
+
+    /// Logs to standard error from `--log-level` on; once a process.
+    private static func bootstrapLogging(for command: any ParsableCommand) {
+        let level =
+            ((command as? ServeCommand)?.logging.logLevel ?? (command as? ExportCommand)?.logging.logLevel)?.level
+            ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// The exit status of an error `parseAsRoot` or a command threw: 2 for bad options (an unknown option, a
+    /// missing or malformed value; ArgumentParser's own status for them is 64), 0 for `--help` and `--version`,
+    /// otherwise ArgumentParser's status (1 for a failure).
+    package static func exitStatus(for error: any Error) -> Int32 {
+        if let failure = error as? EnserverFailure { return failure.exitCode }
+        let code = exitCode(for: error)
+        return code == .validationFailure ? 2 : code.rawValue
     }
 }
 
@@ -51,6 +78,10 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve", abstract: "Serve the publish API, the export files and index.txt over HTTP.")
 
     @OptionGroup var options: EnserverOptions
+
+    @OptionGroup var network: ServeNetworkOptions
+
+    @OptionGroup var logging: LoggingOptions
 
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
@@ -79,7 +110,15 @@ struct ServeCommand: AsyncParsableCommand {
     var fileCacheBytes: Int = 256 << 20
 
     func run() async throws {
+        let listeners = try network.listeners(host: host, port: port)
+        try network.check(host: host, verifier: options.verifier, tls: listeners.tls != nil)
+        let rateLimiter = try network.rateLimiter()
         let logger = Logger(label: "enserver")
+        if !ServeNetworkOptions.isLoopback(network.adminHost) {
+            logger.warning(
+                "--admin-host \(network.adminHost) is not loopback: /metrics and any --test-clock routes are reachable from the network"
+            )
+        }
         var controlled: TestClock?
         if let testClock {
             guard let start = RFC3339.date(from: testClock) else {
@@ -107,10 +146,13 @@ struct ServeCommand: AsyncParsableCommand {
             let cache = ExportFileCache(
                 exporter: exporter, indexLifetime: .milliseconds(Int64(refresh * 1000)), capacityBytes: fileCacheBytes)
             let http = KeyServerHTTP(
-                exporter: exporter, publish: publish, logger: logger, testClock: controlled, cache: cache)
-            _ = try await http.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) {
-                bound in
-                logger.notice("enserver listening on http://\(host):\(bound)")
+                exporter: exporter, publish: publish, logger: logger, testClock: controlled, cache: cache,
+                rateLimiter: rateLimiter, clientAddress: ClientAddress(trustedProxies: network.trustedProxy))
+            _ = try await http.withRunningServers(listeners, shutdownSignals: [.sigterm, .sigint]) { bound in
+                // The lines scripts and tests read the ports from, whatever the log level.
+                Self.announce(
+                    "enserver listening on \(listeners.tls == nil ? "http" : "https")://\(host):\(bound.port)")
+                Self.announce("enserver admin listening on http://\(network.adminHost):\(bound.adminPort ?? 0)")
                 if interval > 0 {
                     await http.exportLoop(every: interval)
                 } else {
@@ -122,12 +164,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
+extension ServeCommand {
+    /// Prints a line on standard output at once.
+    static func announce(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
 /// `enserver export OPTIONS [--now ISO8601]`: cuts every batch that is due, prints the new files, and exits.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Cut every export batch that is due, write its files, and exit.")
 
     @OptionGroup var options: EnserverOptions
+
+    @OptionGroup var logging: LoggingOptions
 
     @Option(help: "The time to export at (ISO 8601), instead of the clock.")
     var now: String?

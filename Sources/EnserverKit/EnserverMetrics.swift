@@ -28,6 +28,11 @@ package struct EnserverMetrics: Sendable {
         Counter(label: "enserver_chaff_requests_total", factory: factory).increment()
     }
 
+    /// Counts a publish request refused by the rate limit.
+    package func rateLimited() {
+        Counter(label: "enserver_publish_rate_limited_total", factory: factory).increment()
+    }
+
     /// Counts exported files.
     package func exported(files: Int) {
         Counter(label: "enserver_files_exported_total", factory: factory).increment(by: files)

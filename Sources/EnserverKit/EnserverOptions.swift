@@ -58,8 +58,12 @@ struct EnserverOptions: ParsableArguments {
     @Option(help: "The health authority id apps send as `healthAuthorityID`.")
     var healthAuthorityID: String
 
-    @Option(help: "How publish requests are verified: accept-all or certificate.")
-    var verifier: VerifierKind = .acceptAll
+    @Option(
+        help: """
+            How publish requests are verified: certificate (the verification server's ES256 certificate), or \
+            accept-all (tests and simulations; loopback only).
+            """)
+    var verifier: VerifierKind = .certificate
 
     @Option(help: "The certificate issuer (`iss`) of the health authority's verification server.")
     var certificateIssuer: String?

@@ -3,20 +3,30 @@ package import ENKeyServer
 import Foundation
 import HTTPTypes
 package import Hummingbird
+import HummingbirdCore
 package import Logging
 import ServiceLifecycle
 package import UnixSignals
 
+#if TLS
+    import HummingbirdTLS
+#endif
+
 /// The key server's HTTP face: Google's publish API, the export files and `index.txt`, the exposure
-/// configuration, health and metrics, as one Hummingbird router.
+/// configuration and health on the public router; metrics and the test clock on the admin router, which only the
+/// admin listener serves.
 ///
-/// Routes:
+/// Public routes (``router()``):
 /// - `POST /v1/publish`: ``ENPublishHandler`` (Google's publish API v1), behind the chaff middleware; the body
-///   is read up to the handler's limit (64,000 bytes) and no further.
+///   is read up to the handler's limit (64,000 bytes) and no further; with a ``PublishRateLimiter``, a client over
+///   its limit gets 429 and `Retry-After` before anything else (chaff alike).
 /// - `GET /ROOT/index.txt` and `GET /ROOT/NAME.zip`: from an ``ExportFileCache`` over the store (so that every
 ///   instance serves every file), with `ETag`, `Cache-Control` and `304 Not Modified`.
 /// - `GET /v1/exposure-configuration.json`: the exposure configuration in the sample server's JSON.
-/// - `GET /health`: `200 ok` once the store answers; `GET /metrics`: Prometheus text.
+/// - `GET /health`: `200 ok` once the store answered the cache's index read.
+///
+/// Admin routes (``adminRouter()``, on the admin listener only):
+/// - `GET /metrics`: Prometheus text; `GET /health`.
 /// - With a ``TestClock`` only (`enserver serve --test-clock`): `POST /v1/test/clock` with `{"now": RFC 3339}`
 ///   moves the clock forward, and `POST /v1/test/export` cuts the batches due at that moment and drops expired
 ///   keys and files, answering `{"files": [NAME, ...]}`.
@@ -35,11 +45,16 @@ package struct KeyServerHTTP: Sendable {
     package let testClock: TestClock?
     /// What `index.txt`, the files and `/health` are answered from.
     package let cache: ExportFileCache
+    /// The publish rate limit per client, if any.
+    package let rateLimiter: PublishRateLimiter?
+    /// How the client of a request is told (the socket's peer, or `X-Forwarded-For` from a trusted proxy).
+    package let clientAddress: ClientAddress
 
     package init(
         exporter: ENKeyServerExporter, publish: ENPublishHandler, metrics: EnserverMetrics = EnserverMetrics(),
         chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver"), testClock: TestClock? = nil,
-        cache: ExportFileCache? = nil
+        cache: ExportFileCache? = nil, rateLimiter: PublishRateLimiter? = nil,
+        clientAddress: ClientAddress = ClientAddress()
     ) {
         self.cache = cache ?? ExportFileCache(exporter: exporter)
         self.exporter = exporter
@@ -48,57 +63,117 @@ package struct KeyServerHTTP: Sendable {
         self.chaff = chaff
         self.logger = logger
         self.testClock = testClock
+        self.rateLimiter = rateLimiter
+        self.clientAddress = clientAddress
     }
 
-    /// The router with every route.
-    package func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    /// The public listener's router: the publish API, the exposure configuration, health and the files.
+    package func router() -> Router<KeyServerRequestContext> {
+        let router = Router(context: KeyServerRequestContext.self)
+        router.middlewares.add(
+            RequestLogMiddleware(
+                logger: logger, routes: ["/v1/publish", "/v1/exposure-configuration.json", "/health"]))
         let http = self
-        router.post("/v1/publish") { request, _ in await http.publishRoute(request) }
+        router.post("/v1/publish") { request, context in await http.publishRoute(request, context: context) }
         router.get("/v1/exposure-configuration.json") { _, _ in try await http.configurationRoute() }
         router.get("/health") { _, _ in try await http.healthRoute() }
-        router.get("/metrics") { _, _ in http.metricsRoute() }
-        if let clock = testClock {
-            router.post("/v1/test/clock") { request, _ in await http.testClockRoute(request, clock: clock) }
-            router.post("/v1/test/export") { _, _ in await http.testExportRoute() }
-        }
         router.get("**") { request, _ in try await http.fileRoute(request) }
         return router
     }
 
-    /// Serves ``router()`` on `host`:`port` (0: a free port the system picks) until `body` returns, then shuts the
-    /// server down gracefully; `body` gets the bound port. With `shutdownSignals` (SIGTERM, SIGINT for a
-    /// process), a signal ends the server too and `body` is cancelled.
+    /// The admin listener's router: `/metrics`, health, and with a test clock its routes.
+    package func adminRouter() -> Router<KeyServerRequestContext> {
+        let router = Router(context: KeyServerRequestContext.self)
+        router.middlewares.add(
+            RequestLogMiddleware(
+                logger: logger, routes: ["/metrics", "/health", "/v1/test/clock", "/v1/test/export"]))
+        let http = self
+        router.get("/metrics") { _, _ in http.metricsRoute() }
+        router.get("/health") { _, _ in try await http.healthRoute() }
+        if let clock = testClock {
+            router.post("/v1/test/clock") { request, _ in await http.testClockRoute(request, clock: clock) }
+            router.post("/v1/test/export") { _, _ in await http.testExportRoute() }
+        }
+        return router
+    }
+
+    /// Serves ``router()`` on `host`:`port` (0: a free port the system picks) with the default limits and no admin
+    /// listener, until `body` returns; `body` gets the bound port. See ``withRunningServers(_:shutdownSignals:_:)``.
     package func withRunningServer<Value: Sendable>(
         host: String = "127.0.0.1", port: Int = 0, shutdownSignals: [UnixSignal] = [],
         _ body: @escaping @Sendable (Int) async throws -> Value
     ) async throws -> Value {
-        let (ports, announce) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router(), configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
-            onServerRunning: { channel in
-                announce.yield(channel.localAddress?.port ?? port)
-                announce.finish()
-            },
-            logger: logger)
-        let services = ServiceGroup(
+        try await withRunningServers(KeyServerListeners(host: host, port: port), shutdownSignals: shutdownSignals) {
+            bound in try await body(bound.port)
+        }
+    }
+
+    /// Serves ``router()`` on the public listener and ``adminRouter()`` on the admin one (when `listeners` has an
+    /// admin port), each with `listeners.limits`, until `body` returns, then shuts them down gracefully; `body` gets
+    /// the bound ports. With `shutdownSignals` (SIGTERM, SIGINT for a process), a signal ends the servers too and
+    /// `body` is cancelled.
+    package func withRunningServers<Value: Sendable>(
+        _ listeners: KeyServerListeners, shutdownSignals: [UnixSignal] = [],
+        _ body: @escaping @Sendable (KeyServerListeners.Bound) async throws -> Value
+    ) async throws -> Value {
+        let (ports, announce) = AsyncStream.makeStream(of: (admin: Bool, port: Int).self)
+        let limits = listeners.limits
+        func application(_ router: Router<KeyServerRequestContext>, host: String, port: Int, admin: Bool) throws
+            -> some Service
+        {
+            let http1 = HTTPServerBuilder.http1(configuration: limits.http1Configuration())
+            let server: HTTPServerBuilder
+            #if TLS
+                if !admin, let tls = listeners.tls {
+                    server = try .tls(http1, tlsConfiguration: try tls.configuration())
+                } else {
+                    server = http1
+                }
+            #else
+                server = http1
+            #endif
+            return Application(
+                router: router, server: server,
+                configuration: ApplicationConfiguration(
+                    address: .hostname(host, port: port),
+                    availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)
+                ),
+                onServerRunning: { channel in announce.yield((admin, channel.localAddress?.port ?? port)) },
+                logger: logger)
+        }
+        var services: [any Service] = [
+            try application(router(), host: listeners.host, port: listeners.port, admin: false)
+        ]
+        if let adminPort = listeners.adminPort {
+            services.append(try application(adminRouter(), host: listeners.adminHost, port: adminPort, admin: true))
+        }
+        let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [app], gracefulShutdownSignals: shutdownSignals, logger: logger))
+                services: services, gracefulShutdownSignals: shutdownSignals, logger: logger))
+        let expected = services.count
         return try await withThrowingTaskGroup(of: Value?.self) { tasks in
             tasks.addTask {
-                try await services.run()
+                try await group.run()
                 announce.finish()
                 return nil
             }
-            var iterator = ports.makeAsyncIterator()
-            guard let bound = await iterator.next() else {
+            var bound = KeyServerListeners.Bound(port: -1)
+            var announced = 0
+            for await (admin, port) in ports {
+                if admin { bound.adminPort = port } else { bound.port = port }
+                announced += 1
+                if announced == expected { break }
+            }
+            guard announced == expected else {
                 // The server stopped before it listened: its error, or a plain failure.
                 while let next = try await tasks.next() { _ = next }
-                throw EnserverFailure("the server stopped before it listened on \(host):\(port)", exitCode: 1)
+                throw EnserverFailure(
+                    "the server stopped before it listened on \(listeners.host):\(listeners.port)", exitCode: 1)
             }
+            let ready = bound
             tasks.addTask {
-                let value = try await body(bound)
-                await services.triggerGracefulShutdown()
+                let value = try await body(ready)
+                await group.triggerGracefulShutdown()
                 return value
             }
             var result: Value?
@@ -108,7 +183,7 @@ package struct KeyServerHTTP: Sendable {
                     if let next { result = next } else { tasks.cancelAll() }
                 }
             } catch {
-                await services.triggerGracefulShutdown()
+                await group.triggerGracefulShutdown()
                 throw error
             }
             guard let result else { throw CancellationError() }
@@ -118,7 +193,18 @@ package struct KeyServerHTTP: Sendable {
 
     // MARK: Publish
 
-    func publishRoute(_ request: Request) async -> Response {
+    func publishRoute(_ request: Request, context: KeyServerRequestContext) async -> Response {
+        if let rateLimiter {
+            let client = clientAddress.client(
+                peer: context.peerAddress, forwardedFor: request.headers[values: .xForwardedFor])
+            if let wait = rateLimiter.take(client: client) {
+                metrics.rateLimited()
+                return Self.response(
+                    status: 429,
+                    headers: ["content-type": "text/plain", "retry-after": String(Int(wait.rounded(.up)))],
+                    body: Data("too many requests\n".utf8))
+            }
+        }
         if let header = request.headers[.xChaff], !header.isEmpty {
             return await chaffResponse()
         }
@@ -137,8 +223,8 @@ package struct KeyServerHTTP: Sendable {
                 body.writeBuffer(&chunk)
             }
         } catch {
-            logger.info("publish: the request body could not be read: \(error)")
-            exceeds = body.readableBytes >= limit
+            logger.debug("publish: the request body could not be read: \(error)")
+            exceeds = error is RequestBodyCap.Exceeded || body.readableBytes >= limit
         }
         let reply = await publish.handle(
             contentType: request.headers[.contentType], body: Data(body.readableBytesView), bodyExceedsLimit: exceeds)
@@ -147,7 +233,7 @@ package struct KeyServerHTTP: Sendable {
         chaff.record(bytes: data.count, seconds: seconds)
         metrics.publish(status: reply.status, insertedKeys: reply.response.insertedExposures)
         metrics.latency(route: "publish", seconds: seconds)
-        logger.info(
+        logger.debug(
             "publish",
             metadata: [
                 "status": "\(reply.status)", "code": "\(reply.response.code?.rawValue ?? "")",
@@ -262,6 +348,8 @@ package struct KeyServerHTTP: Sendable {
         guard clock.advance(to: date) else {
             return Self.plain(status: 409, "\(body.now) is before the clock's \(clock.now.formatted(.iso8601))")
         }
+        // The index depends on the moment (retention): read it again on the new clock.
+        cache.invalidate()
         logger.info("test clock", metadata: ["now": "\(body.now)"])
         return Self.json(["now": clock.now.formatted(.iso8601)])
     }
@@ -314,4 +402,6 @@ package struct KeyServerHTTP: Sendable {
 extension HTTPField.Name {
     /// Google's chaff header: a request carrying it, with any non-empty value, is answered as chaff.
     static let xChaff = HTTPField.Name("X-Chaff")!
+    /// The addresses a request passed through, appended by each proxy.
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

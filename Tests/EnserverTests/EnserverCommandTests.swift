@@ -20,7 +20,7 @@ struct EnserverCommandTests {
         try writeSecret(signingKey.pemRepresentation, toFile: pem)
         return [
             "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem, "--key-id", "310",
-            "--health-authority-id", "com.example.app",
+            "--health-authority-id", "com.example.app", "--verifier", "accept-all",
         ]
     }
 

@@ -27,6 +27,7 @@
                 let options = [
                     "--postgres", url, "--region", "US", "--signing-key", pem, "--key-id", "310",
                     "--health-authority-id", "com.example.app", "--export-root", "exposureKeyExport-US",
+                    "--verifier", "accept-all",
                 ]
                 // The command migrates the empty schema; nothing is due yet.
                 try await runEnserver(["export"] + options + ["--now", "2026-05-09T01:00:00Z"])

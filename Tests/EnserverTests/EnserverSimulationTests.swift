@@ -39,15 +39,26 @@ struct TestClockServer {
         http = KeyServerHTTP(exporter: exporter, publish: publish, testClock: clock)
     }
 
-    /// The simulation's view of this server on `port`.
-    func remote(port: Int) throws -> ENSimulation.RemoteKeyServer {
-        ENSimulation.RemoteKeyServer(
-            serverURL: try #require(URL(string: "http://127.0.0.1:\(port)")), exportRoot: "exposureKeyExport-US",
+    /// The simulation's view of this server on `port`, its admin listener on `adminPort`.
+    func remote(port: Int, adminPort: Int? = nil) throws -> ENSimulation.RemoteKeyServer {
+        let admin = try loopbackURL(port: adminPort ?? port)
+        return ENSimulation.RemoteKeyServer(
+            serverURL: try #require(URL(string: "http://127.0.0.1:\(port)")), adminURL: admin,
+            exportRoot: "exposureKeyExport-US",
             healthAuthorityID: "sim",
             verificationKey: ENExportVerificationKey(
                 keyID: "310", keyVersion: "v1", publicKey: try signingKey.publicKey),
             region: "US")
     }
+}
+
+/// `http://127.0.0.1:PORT`.
+func loopbackURL(port: Int) throws -> URL {
+    var components = URLComponents()
+    components.scheme = "http"
+    components.host = "127.0.0.1"
+    components.port = port
+    return try #require(components.url)
 }
 
 @Suite("enserver with ENSimulator: devices against a live server on a test clock")
@@ -56,7 +67,15 @@ struct EnserverSimulationTests {
     func testClockRoutes() async throws {
         let start = Date(timeIntervalSince1970: 1_585_699_200)  // 2020-04-01T00:00:00Z
         let server = try TestClockServer(start: start)
-        try await server.http.withRoutes { client in
+        // Not on the public routes.
+        let onPublic = try await server.http.withRoutes { client in
+            try await client.request(
+                "/v1/test/clock", method: "POST", headers: ["Content-Type": "application/json"],
+                body: Data(#"{"now": "2020-04-02T10:00:00Z"}"#.utf8))
+        }
+        #expect(onPublic.status == 404 || onPublic.status == 405)
+        #expect(server.clock.now == start)
+        try await server.http.withAdminRoutes { client in
             let json = ["Content-Type": "application/json"]
             let moved = try await client.request(
                 "/v1/test/clock", method: "POST", headers: json, body: Data(#"{"now": "2020-04-02T10:00:00Z"}"#.utf8))
@@ -82,7 +101,7 @@ struct EnserverSimulationTests {
         }
         // A server without a test clock has no such routes.
         let plain = try ServerUnderTest()
-        try await plain.live { client in
+        try await plain.http.withAdminRoutes { client in
             let reply = try await client.request(
                 "/v1/test/clock", method: "POST", headers: ["Content-Type": "application/json"],
                 body: Data(#"{"now": "2030-01-01T00:00:00Z"}"#.utf8))
@@ -96,8 +115,10 @@ struct EnserverSimulationTests {
     func sampleStoryOverHTTP() async throws {
         let scenario = ENScenario.sampleStory()
         let server = try TestClockServer(start: scenario.start)
-        let report = try await server.http.withRunningServer { port in
-            try await ENSimulation(scenario: scenario, keyServer: .remote(try server.remote(port: port))).run()
+        let report = try await server.http.withRunningServers(KeyServerListeners(adminPort: 0)) { bound in
+            try await ENSimulation(
+                scenario: scenario, keyServer: .remote(try server.remote(port: bound.port, adminPort: bound.adminPort))
+            ).run()
         }
         let (a, b, c) = (report.devices[0], report.devices[1], report.devices[2])
         #expect(report.notifiedDevices == ["B"])
@@ -138,24 +159,28 @@ struct EnserverSimulationTests {
                 "serve", "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem,
                 "--key-id", "310", "--health-authority-id", "sim", "--export-root", "exposureKeyExport-US",
                 "--ephemeral-revision-tokens",
-                "--test-clock", "2020-04-01T00:00:00Z", "--port", "0",
+                "--test-clock", "2020-04-01T00:00:00Z", "--port", "0", "--verifier", "accept-all",
+                "--admin-port", "0",
             ], standardOutput: .file(output.path), standardError: .standardOutput)
         defer {
             process.send(SIGKILL)
             process.waitForExit()
         }
-        // The port it bound, from its "listening on" line.
+        // The ports it bound, from its "listening on" lines.
         var port: Int?
-        for _ in 0..<300 where port == nil {
+        var adminPort: Int?
+        for _ in 0..<300 where port == nil || adminPort == nil {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
-                port = Int(text[range.upperBound...].prefix(while: \.isNumber))
-            }
-            if port == nil { try await Task.sleep(for: .milliseconds(100)) }
+            port = EnserverProcess.port(in: text, after: "enserver listening on http://")
+            adminPort = EnserverProcess.port(in: text, after: "enserver admin listening on http://")
+            if port == nil || adminPort == nil { try await Task.sleep(for: .milliseconds(100)) }
         }
-        let bound = try #require(port, "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        let bound = try #require(port, "\(log)")
+        let boundAdmin = try #require(adminPort, "\(log)")
         let remote = ENSimulation.RemoteKeyServer(
-            serverURL: try #require(URL(string: "http://127.0.0.1:\(bound)")), exportRoot: "exposureKeyExport-US",
+            serverURL: try #require(URL(string: "http://127.0.0.1:\(bound)")),
+            adminURL: try loopbackURL(port: boundAdmin), exportRoot: "exposureKeyExport-US",
             healthAuthorityID: "sim",
             verificationKey: ENExportVerificationKey(
                 keyID: "310", keyVersion: "v1", publicKey: try signingKey.publicKey),
@@ -175,8 +200,10 @@ struct EnserverSimulationTests {
     func randomTownOverHTTP() async throws {
         let scenario = ENScenario.randomTown(devices: 12, days: 4, seed: 7)
         let server = try TestClockServer(start: scenario.start)
-        let remote = try await server.http.withRunningServer { port in
-            try await ENSimulation(scenario: scenario, keyServer: .remote(try server.remote(port: port))).run()
+        let remote = try await server.http.withRunningServers(KeyServerListeners(adminPort: 0)) { bound in
+            try await ENSimulation(
+                scenario: scenario, keyServer: .remote(try server.remote(port: bound.port, adminPort: bound.adminPort))
+            ).run()
         }
         let local = try await ENSimulation(scenario: scenario).run()
         #expect(remote.keysAccepted == local.keysAccepted)

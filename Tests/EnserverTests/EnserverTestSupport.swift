@@ -155,6 +155,15 @@ extension KeyServerHTTP {
     ) async throws -> Value {
         try await Application(router: router()).test(.router) { client in try await body(LoopbackClient(client)) }
     }
+
+    /// Runs `body` with a client of the admin routes (`/metrics`, the test clock's), in process.
+    func withAdminRoutes<Value: Sendable>(
+        _ body: @escaping @Sendable (LoopbackClient) async throws -> Value
+    ) async throws -> Value {
+        try await Application(router: adminRouter()).test(.router) { client in
+            try await body(LoopbackClient(client))
+        }
+    }
 }
 
 extension ServerUnderTest {

@@ -112,13 +112,16 @@ struct KeyServerHTTPTests {
     @Test("the exposure configuration, health and Prometheus metrics")
     func serviceRoutes() async throws {
         let sut = try ServerUnderTest()
-        let (configuration, health, metrics) = try await sut.live { client in
+        let (configuration, health, publicMetrics) = try await sut.live { client in
             let configuration = try await client.request("/v1/exposure-configuration.json")
             let health = try await client.request("/health")
             _ = try await client.publish(publishBody(count: 2))
             _ = try await client.publish(publishBody(count: 1, first: 7), headers: ["Content-Type": "text/plain"])
             return (configuration, health, try await client.request("/metrics"))
         }
+        // Metrics are on the admin routes only: the public router serves no such file.
+        #expect(publicMetrics.status == 404)
+        let metrics = try await sut.http.withAdminRoutes { client in try await client.request("/metrics") }
         #expect(configuration.status == 200)
         let decoded = try JSONDecoder().decode(ENExposureConfiguration.self, from: configuration.body)
         #expect(decoded == sut.server.configuration.exposureConfiguration)

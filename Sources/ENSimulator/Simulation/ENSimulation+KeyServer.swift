@@ -16,10 +16,14 @@ extension ENSimulation {
     /// as apps of Google's server did. The server runs on a test clock that the simulation sets to its virtual
     /// time before each request (`POST /v1/test/clock`), and cuts its due batches at each day's detection
     /// (`POST /v1/test/export`), so that its embargo, export periods and retention work on the scenario's days.
+    /// Those two routes are on the server's admin listener (`--admin-host`, `--admin-port`), ``adminURL``. All
+    /// the devices publish from one address, so a town of them needs the publish rate limit off
+    /// (`--publish-burst 0`).
     ///
     /// ```sh
     /// enserver --database server.sqlite --region 310 --signing-key key.pem --key-id 310 \
-    ///     --health-authority-id sim --verifier accept-all --test-clock 2020-04-01T00:00:00Z --port 8080
+    ///     --health-authority-id sim --verifier accept-all --test-clock 2020-04-01T00:00:00Z --port 8080 \
+    ///     --admin-port 8081 --publish-burst 0
     /// ```
     ///
     /// What differs from ``KeyServer/inProcess``, as it does with Google's server: keys still valid when shared
@@ -38,13 +42,18 @@ extension ENSimulation {
         public var verificationKey: ENExportVerificationKey
         /// The server's `--region`.
         public var region: String
+        /// The server's admin listener (`http://127.0.0.1:8081`), where its test clock's routes are.
+        public var adminURL: URL
 
         /// A remote key server.
+        /// - Parameter adminURL: the server's admin listener; `nil`: `serverURL` (a server that serves the test
+        ///   clock's routes on its one listener).
         public init(
-            serverURL: URL, exportRoot: String = "", healthAuthorityID: String,
+            serverURL: URL, adminURL: URL? = nil, exportRoot: String = "", healthAuthorityID: String,
             verificationKey: ENExportVerificationKey, region: String
         ) {
             self.serverURL = serverURL
+            self.adminURL = adminURL ?? serverURL
             self.exportRoot = exportRoot
             self.healthAuthorityID = healthAuthorityID
             self.verificationKey = verificationKey

@@ -61,11 +61,11 @@ struct RemoteKeyServerClient: SimulationKeyServer {
     func publish() async throws(ENError) -> [String] {
         try await setClock()
         struct Answer: Decodable { var files: [String] }
-        let (status, data) = try await request("v1/test/export", body: [String: String]())
+        let (status, data) = try await request("v1/test/export", admin: true, body: [String: String]())
         guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
             throw ENError(
                 .dataInaccessible, "the key server did not export: HTTP \(status)",
-                context: .init(file: url("v1/test/export").absoluteString))
+                context: .init(file: url("v1/test/export", admin: true).absoluteString))
         }
         return answer.files
     }
@@ -85,20 +85,25 @@ struct RemoteKeyServerClient: SimulationKeyServer {
     /// Moves the server's test clock to the virtual clock's moment.
     private func setClock() async throws(ENError) {
         let now = clock.now.formatted(.iso8601)
-        let (status, data) = try await request("v1/test/clock", body: ["now": now])
+        let (status, data) = try await request("v1/test/clock", admin: true, body: ["now": now])
         guard status == 200 else {
             throw ENError(
                 .dataInaccessible,
                 "the key server did not set its test clock to \(now) (is it running with --test-clock?): HTTP "
                     + "\(status) \(String(decoding: data.prefix(200), as: UTF8.self))",
-                context: .init(file: url("v1/test/clock").absoluteString))
+                context: .init(file: url("v1/test/clock", admin: true).absoluteString))
         }
     }
 
-    private func url(_ path: String) -> URL { remote.serverURL.appendingPathComponent(path) }
+    /// `path` on the server's public listener, or on its admin listener.
+    private func url(_ path: String, admin: Bool = false) -> URL {
+        (admin ? remote.adminURL : remote.serverURL).appendingPathComponent(path)
+    }
 
-    private func request<Body: Encodable>(_ path: String, body: Body) async throws(ENError) -> (Int, Data) {
-        var request = URLRequest(url: url(path))
+    private func request<Body: Encodable>(_ path: String, admin: Bool = false, body: Body) async throws(ENError) -> (
+        Int, Data
+    ) {
+        var request = URLRequest(url: url(path, admin: admin))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         do {
@@ -108,7 +113,7 @@ struct RemoteKeyServerClient: SimulationKeyServer {
         } catch {
             throw ENError(
                 .dataInaccessible, "cannot reach the key server: \(error.localizedDescription)",
-                context: .init(file: url(path).absoluteString))
+                context: .init(file: url(path, admin: admin).absoluteString))
         }
     }
 }
