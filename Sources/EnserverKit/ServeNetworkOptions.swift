@@ -76,7 +76,9 @@ struct ServeNetworkOptions: ParsableArguments {
         case (.some(let certificate), .some(let key)):
             #if TLS
                 let files = KeyServerTLS(
-                    certificateChainPEM: try EnserverOptions.read(certificate, option: "--tls-certificate") { $0 },
+                    certificateChainPEM: try EnserverOptions.read(
+                        certificate, option: "--tls-certificate", secret: false
+                    ) { $0 },
                     privateKeyPEM: try EnserverOptions.read(key, option: "--tls-key") { $0 })
                 _ = try files.configuration()
                 return files

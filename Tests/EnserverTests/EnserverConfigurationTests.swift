@@ -14,7 +14,7 @@ struct EnserverConfigurationTests {
         try writeSecret(try P256SigningKey().pemRepresentation, toFile: pem)
         return [
             "database": directory.path("keys.sqlite"), "region": "US", "signing-key": pem, "key-id": "310",
-            "health-authority-id": "com.example.app", "export-dir": directory.path("exports"),
+            "health-authority-id": "com.example.app", "export-dir": directory.path("exports"), "verifier": "accept-all",
         ]
     }
 

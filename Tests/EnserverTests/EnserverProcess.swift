@@ -61,10 +61,10 @@ struct EnserverProcess: Sendable {
     /// The options of a server on a fresh store in `directory`, its export files signed by a new key.
     static func baseOptions(_ directory: TemporaryDirectory) throws -> [String] {
         let pem = directory.path("signing.pem")
-        try P256SigningKey().pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
+        try writeSecret(try P256SigningKey().pemRepresentation, toFile: pem)
         return [
             "--database", directory.path("keys.sqlite"), "--region", "US", "--signing-key", pem, "--key-id", "310",
-            "--health-authority-id", "com.example.app", "--export-interval", "0",
+            "--health-authority-id", "com.example.app", "--export-interval", "0", "--ephemeral-revision-tokens",
         ]
     }
 }
