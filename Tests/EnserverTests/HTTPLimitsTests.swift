@@ -68,6 +68,27 @@ struct HTTPLimitsTests {
         #expect(reply.components(separatedBy: "HTTP/1.1 200").count - 1 == 2, "\(reply)")
     }
 
+    @Test("past the connection limit a new connection waits, and is served once an open one closes")
+    func connectionLimit() async throws {
+        let sut = try ServerUnderTest()
+        let (waited, reply) = try await sut.http.withRunningServers(
+            KeyServerListeners(limits: HTTPLimits(maximumConnections: 1))
+        ) { bound in
+            var first: RawConnection? = try RawConnection(port: bound.port)
+            try await Task.sleep(for: .milliseconds(300))
+            let second = try RawConnection(port: bound.port)
+            #expect(
+                await second.send(Data("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)))
+            try await Task.sleep(for: .milliseconds(500))
+            let waited = !second.hasData
+            withExtendedLifetime(first) {}
+            first = nil  // closes the first connection
+            return (waited, String(decoding: await second.readAll(), as: UTF8.self))
+        }
+        #expect(waited, "the second connection was served while the first was open")
+        #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(200))")
+    }
+
     @Test(
         "a 100 MB X-Chaff body is cut off after the cap: answered, then the connection closed before it is all read",
         arguments: [false, true])

@@ -65,6 +65,12 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Whether the server has sent anything yet, without waiting.
+    var hasData: Bool {
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
     /// Whether the server has closed the connection (end of stream or reset), without waiting.
     var closedByServer: Bool {
         var byte: UInt8 = 0
