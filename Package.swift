@@ -194,7 +194,10 @@ let package = Package(
         // Fuzzing: the targets and their rules (a library the regression tests replay through), and the driver
         // that Scripts/fuzz.sh builds as a libFuzzer binary (or that replays inputs when built normally).
         .target(
-            name: "ENFuzzTargets", dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "EntoolInputs"]),
+            name: "ENFuzzTargets",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENStore", "EntoolInputs",
+            ]),
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "enfuzz", dependencies: ["ENFuzzTargets", "CLibFuzzer"]),
         .executableTarget(
@@ -226,7 +229,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["ENFuzzTargets", "ENStore", "ENTestSupport"]),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["ENCore", "ENFuzzTargets", "ENKeyServer", "ENStore", "ENTestSupport"]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(

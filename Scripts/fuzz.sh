@@ -12,10 +12,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-targets="export-archive export-binary key-scanner export-signature exposure-configuration store score-input sightings"
-if [ "${1:-}" = "--list" ]; then echo "$targets" | tr ' ' '\n'; exit 0; fi
+targets="export-archive export-binary key-scanner export-signature exposure-configuration store score-input sightings
+publish-request verification-certificate revision-token"
+if [ "${1:-}" = "--list" ]; then echo $targets | tr ' ' '\n'; exit 0; fi
 target=${1:?usage: Scripts/fuzz.sh TARGET [SECONDS] [-- LIBFUZZER_OPTIONS...]}
-case " $targets " in *" $target "*) ;; *) echo "unknown target $target; one of: $targets" >&2; exit 2 ;; esac
+case " $(echo $targets) " in *" $target "*) ;; *) echo "unknown target $target; one of:" $targets >&2; exit 2 ;; esac
 seconds=${2:-60}
 shift; [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
@@ -64,6 +65,18 @@ score-input)
 sightings)
     : # seeds: Fuzz/Corpus/sightings
     dictionary=Fuzz/Dictionaries/json.dict ;;
+publish-request)
+    # Seeds: Fuzz/Corpus/publish-request (Scripts/make-fuzz-seeds.py).
+    dictionary=Fuzz/Dictionaries/publish.dict
+    max_len=64000 ;; # the publish body limit
+verification-certificate)
+    # Seeds: Fuzz/Corpus/verification-certificate, the fixture's real certificate among them.
+    dictionary=Fuzz/Dictionaries/certificate.dict
+    max_len=8192 ;;
+revision-token)
+    # Seeds: Fuzz/Corpus/revision-token, tokens sealed with the target's fixed keys.
+    dictionary=Fuzz/Dictionaries/revision-token.dict
+    max_len=8192 ;;
 store)
     seed "$fixtures"/fuzz/store/*.sqlite
     dictionary=Fuzz/Dictionaries/sqlite.dict

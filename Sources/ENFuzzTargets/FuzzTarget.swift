@@ -34,6 +34,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case scoreInput = "score-input"
     /// `entool detect --sightings` JSON: every refusal is an `ENError`, and accepted sightings keep their values.
     case sightings = "sightings"
+    /// A `POST /v1/publish` body as `ENPublishHandler` reads it (Go's JSON reader `GoJSON`, then the request's
+    /// fields), whole and cut at the body limit: both readings agree, every refusal is a 400 or 413 with an
+    /// `ENError`, and an accepted request (and the first JSON value) survives its round trip.
+    case publishRequest = "publish-request"
+    /// A verification certificate (the request's `verificationPayload`) parsed and checked by
+    /// `ENVerificationCertificateVerifier` with a fixed key set: a parsed certificate survives its round trip, only
+    /// signed headers and claims verify, and verified claims re-encoded and signed again verify the same.
+    case verificationCertificate = "verification-certificate"
+    /// A revision token as text, as its envelope and as the sealed key list, opened with a fixed key set: what
+    /// opens survives sealing and opening again.
+    case revisionToken = "revision-token"
 
     /// Runs the target on one input.
     ///
@@ -48,6 +59,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .store: try Self.fuzzStore(input)
         case .scoreInput: try Self.fuzzScoreInput(input)
         case .sightings: try Self.fuzzSightings(input)
+        case .publishRequest: try Self.fuzzPublishRequest(input)
+        case .verificationCertificate: try Self.fuzzVerificationCertificate(input)
+        case .revisionToken: try Self.fuzzRevisionToken(input)
         }
     }
 }

@@ -62,14 +62,22 @@ enum KeyServerTables {
             batch.map { [$0] } ?? [])
     }
 
-    /// The keys matching `condition`, in arrival order.
+    /// The keys matching `condition`, in arrival order, decoded row by row from a cursor (a batch's million rows are
+    /// never held as rows).
     static func keys(
         _ db: Database, where condition: String, _ arguments: StatementArguments
     ) throws -> [ENTemporaryExposureKey] {
-        try Row.fetchAll(
-            db, sql: "SELECT \(SQLiteCodec.keyColumns) FROM key_server_keys WHERE \(condition) ORDER BY id",
-            arguments: arguments
-        ).map { row in try SQLiteCodec.key(from: row) }
+        try decodedKeys(
+            Row.fetchCursor(
+                db, sql: "SELECT \(SQLiteCodec.keyColumns) FROM key_server_keys WHERE \(condition) ORDER BY id",
+                arguments: arguments))
+    }
+
+    /// The key of each row of `rows`, read as the cursor steps.
+    static func decodedKeys(_ rows: RowCursor) throws -> [ENTemporaryExposureKey] {
+        var keys: [ENTemporaryExposureKey] = []
+        while let row = try rows.next() { keys.append(try SQLiteCodec.key(from: row)) }
+        return keys
     }
 
     /// The revised keys of batch `batch` (awaiting publication when `nil`), in revision order: the revised
@@ -87,14 +95,14 @@ enum KeyServerTables {
     static func revisedKeys(
         _ db: Database, where condition: String, _ arguments: StatementArguments
     ) throws -> [ENTemporaryExposureKey] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT key_data, rolling_start, rolling_period, transmission_risk_level,
-                    revised_report_type AS report_type, revised_days_since_onset AS days_since_onset, variant
-                FROM key_server_keys WHERE \(condition) ORDER BY revised_at, id
-                """,
-            arguments: arguments
-        ).map { row in try SQLiteCodec.key(from: row) }
+        try decodedKeys(
+            Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT key_data, rolling_start, rolling_period, transmission_risk_level,
+                        revised_report_type AS report_type, revised_days_since_onset AS days_since_onset, variant
+                    FROM key_server_keys WHERE \(condition) ORDER BY revised_at, id
+                    """,
+                arguments: arguments))
     }
 }

@@ -21,7 +21,8 @@ extension ENPublishRequest {
     }
 
     /// Decodes the first `bytes` of a body; `truncated` when the body went on beyond them (the reader's limit).
-    static func decode(_ bytes: [UInt8], truncated: Bool) -> Result<ENPublishRequest, PublishDecodingFailure> {
+    /// ``ENPublishHandler`` reads every body with it; package-visible for the fuzz targets.
+    package static func decode(_ bytes: [UInt8], truncated: Bool) -> Result<ENPublishRequest, PublishDecodingFailure> {
         let value: GoJSON.Value
         switch GoJSON.firstValue(in: bytes) {
         case .empty: return .failure(truncated ? .tooLarge : .empty)
@@ -69,7 +70,7 @@ extension ENPublishRequest {
 }
 
 /// Why a publish body was refused, with the status Google's server answers.
-enum PublishDecodingFailure: Error, Equatable {
+package enum PublishDecodingFailure: Error, Equatable {
     /// Nothing but whitespace (400, "body must not be empty").
     case empty
     /// The body ends inside the value (400, "malformed json").
@@ -86,10 +87,10 @@ enum PublishDecodingFailure: Error, Equatable {
     case moreThanOneValue
 
     /// Google's HTTP status for the failure.
-    var status: Int { self == .tooLarge ? 413 : 400 }
+    package var status: Int { self == .tooLarge ? 413 : 400 }
 
     /// Google's message (`internal/jsonutil/unmarshal.go`).
-    var message: String {
+    package var message: String {
         switch self {
         case .empty: "body must not be empty"
         case .truncated: "malformed json"
@@ -102,7 +103,7 @@ enum PublishDecodingFailure: Error, Equatable {
     }
 
     /// The failure as an `ENError`.
-    var error: ENError {
+    package var error: ENError {
         switch self {
         case .wrongType(let field, let found, let expected):
             .badFormat(

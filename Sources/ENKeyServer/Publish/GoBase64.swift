@@ -1,11 +1,11 @@
-internal import Foundation
+package import Foundation
 
 /// Base64 read as Google's server reads keys, tokens and secrets (`pkg/base64util.DecodeString`): the standard
 /// or the URL alphabet, padding optional, then Go's lenient `RawURLEncoding` (line breaks skipped, unused
-/// trailing bits ignored).
-enum GoBase64 {
+/// trailing bits ignored). Package-visible for the fuzz targets.
+package enum GoBase64 {
     /// The decoded bytes, or `nil` with the offset of the first bad character.
-    static func decode(_ text: String) -> Result<Data, Failure> {
+    package static func decode(_ text: String) -> Result<Data, Failure> {
         var characters = Array(text.utf8).filter { $0 != 0x0A && $0 != 0x0D }
         while characters.last == UInt8(ascii: "=") { characters.removeLast() }
         var output = Data()
@@ -35,8 +35,8 @@ enum GoBase64 {
     }
 
     /// Where base64 text stopped being base64.
-    struct Failure: Error {
+    package struct Failure: Error {
         /// The offset of the bad character (after line breaks and trailing `=` are removed).
-        let offset: Int
+        package let offset: Int
     }
 }

@@ -2,10 +2,10 @@
 /// RFC 8259, with Go's answers for an empty body, a value cut short, and what follows the value.
 ///
 /// Parsing is iterative (an explicit stack, at most ``maximumDepth`` deep as Go's scanner allows), so no input
-/// can exhaust the call stack; the input is at most the publish body limit.
-enum GoJSON {
+/// can exhaust the call stack; the input is at most the publish body limit. Package-visible for the fuzz targets.
+package enum GoJSON {
     /// A parsed value. Numbers keep their literal text: Go converts it per destination type.
-    indirect enum Value: Equatable {
+    package indirect enum Value: Equatable {
         case object([(key: String, value: Value)])
         case array([Value])
         case string(String)
@@ -15,7 +15,8 @@ enum GoJSON {
         /// An object or array nested deeper than ``GoJSON/treeDepth``, scanned but not kept (its kind).
         case opaque(String)
 
-        static func == (lhs: Value, rhs: Value) -> Bool {
+        /// Equal kinds with equal contents (object entries in order).
+        package static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case (.object(let a), .object(let b)):
                 a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
@@ -44,7 +45,7 @@ enum GoJSON {
     }
 
     /// What reading the first value of a body gave.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// A complete value, and the offset just after it.
         case value(Value, end: Int)
         /// Nothing but whitespace (Go: `io.EOF`).
@@ -59,10 +60,10 @@ enum GoJSON {
     static let maximumDepth = 10_000
 
     /// How deep values are kept in the tree; deeper containers become ``Value/opaque(_:)``.
-    static let treeDepth = 16
+    package static let treeDepth = 16
 
     /// Reads the first JSON value of `bytes`.
-    static func firstValue(in bytes: [UInt8]) -> Outcome {
+    package static func firstValue(in bytes: [UInt8]) -> Outcome {
         var parser = Parser(bytes: bytes)
         return parser.parse()
     }

@@ -1,24 +1,35 @@
-internal import ENCore
+package import ENCore
 internal import ENCrypto
 internal import ENExportFormat
-internal import Foundation
+package import Foundation
 
 /// Google's revision token (`internal/revision/revision.go`, `internal/pb/revision.proto`): the proto3
 /// `RevisionToken { string kid = 1; bytes data = 2; }` where `data` is `nonce || AES-GCM` of the proto3
-/// `RevisionTokenData { repeated RevisableKey revisableKeys = 1; }`, padded with zero keys.
-enum RevisionToken {
+/// `RevisionTokenData { repeated RevisableKey revisableKeys = 1; }`, padded with zero keys. Package-visible for the
+/// fuzz targets.
+package enum RevisionToken {
     /// One key a token allows to revise (`RevisableKey`).
-    struct Key: Hashable {
-        var keyData: Data
-        var intervalNumber: Int32
-        var intervalCount: Int32
+    package struct Key: Hashable {
+        /// The key's bytes, `temporaryExposureKey`.
+        package var keyData: Data
+        /// Its first interval, `intervalNumber`.
+        package var intervalNumber: Int32
+        /// Its number of intervals, `intervalCount`.
+        package var intervalCount: Int32
+
+        /// Creates an entry.
+        package init(keyData: Data, intervalNumber: Int32, intervalCount: Int32) {
+            self.keyData = keyData
+            self.intervalNumber = intervalNumber
+            self.intervalCount = intervalCount
+        }
     }
 
     /// The padding entry: 16 zero bytes, interval 0, count 0 (dropped when a token is opened).
     static let zeroKey = Key(keyData: Data(count: 16), intervalNumber: 0, intervalCount: 0)
 
     /// A sealed token listing `keys`, padded to `keySet.minimumEntries`, with the current key.
-    static func seal(_ keys: [Key], with keySet: ENRevisionTokenKeys) throws(ENError) -> Data {
+    package static func seal(_ keys: [Key], with keySet: ENRevisionTokenKeys) throws(ENError) -> Data {
         guard let key = keySet.keys[keySet.currentKeyID] else {
             throw .badParameter("the current revision-token key ID \(keySet.currentKeyID) has no key")
         }
@@ -33,7 +44,7 @@ enum RevisionToken {
     ///
     /// - Throws: `ENError.Code.badFormat` when the token is not a protobuf envelope, its key ID is not a
     ///   number or not among the keys, or its data does not open (another key, altered, other additional data).
-    static func open(_ token: Data, with keySet: ENRevisionTokenKeys) throws(ENError) -> [Key] {
+    package static func open(_ token: Data, with keySet: ENRevisionTokenKeys) throws(ENError) -> [Key] {
         let envelope = try decodeEnvelope(token)
         guard let kid = Int64(envelope.kid) else { throw .badFormat("invalid key id \"\(envelope.kid)\"") }
         guard let key = keySet.keys[kid] else { throw .badFormat("token has invalid key id: \(kid)") }

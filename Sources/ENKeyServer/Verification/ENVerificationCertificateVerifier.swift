@@ -70,8 +70,8 @@ public struct ENVerificationCertificateVerifier: ENPublishCertificateVerifier {
         try claims(of: request, at: date)
     }
 
-    /// The synchronous check behind ``verify(_:at:)``.
-    func claims(of request: ENPublishRequest, at date: Date) throws(ENError) -> ENVerifiedClaims {
+    /// The synchronous check behind ``verify(_:at:)``; package-visible for the fuzz targets.
+    package func claims(of request: ENPublishRequest, at date: Date) throws(ENError) -> ENVerifiedClaims {
         func refuse(_ field: String, _ reason: String) -> ENError {
             ENError(.notAuthorized, "verification certificate: \(reason)", context: .init(field: field))
         }

@@ -1,34 +1,42 @@
-internal import ENCore
-internal import Foundation
+package import ENCore
+package import Foundation
 
 /// A verification certificate read as Google's server reads it with golang-jwt v3
 /// (`ParseWithClaims` into `VerificationClaims`): three base64url segments, a JSON header and JSON claims.
-struct VerificationCertificate {
+/// Package-visible for the fuzz targets.
+package struct VerificationCertificate: Equatable {
     /// The header's `alg`.
-    var algorithm: String?
-    /// The header's `kid`, when it is a string; `hasKeyID` tells whether it is there at all.
-    var keyID: String?
-    var hasKeyID = false
-    /// `iss`, `aud`, and the times in Unix seconds (0 when absent, as Go's zero value).
-    var issuer = ""
-    var audience = ""
-    var expiresAt: Int64 = 0
-    var issuedAt: Int64 = 0
-    var notBefore: Int64 = 0
-    /// `reportType`, `symptomOnsetInterval`, `tekmac`.
-    var reportType = ""
-    var symptomOnsetInterval: UInt32 = 0
-    var tekmac = ""
+    package var algorithm: String?
+    /// The header's `kid`, when it is a string.
+    package var keyID: String?
+    /// Whether the header has a `kid` at all.
+    package var hasKeyID = false
+    /// `iss`.
+    package var issuer = ""
+    /// `aud`.
+    package var audience = ""
+    /// `exp` in Unix seconds (0 when absent, as Go's zero value).
+    package var expiresAt: Int64 = 0
+    /// `iat` in Unix seconds (0 when absent).
+    package var issuedAt: Int64 = 0
+    /// `nbf` in Unix seconds (0 when absent).
+    package var notBefore: Int64 = 0
+    /// `reportType`.
+    package var reportType = ""
+    /// `symptomOnsetInterval`.
+    package var symptomOnsetInterval: UInt32 = 0
+    /// `tekmac`.
+    package var tekmac = ""
     /// `header.claims`, what the signature covers.
-    var signingInput: Data
+    package var signingInput: Data
     /// The decoded signature segment.
-    var signature: Data
+    package var signature: Data
 
     /// Parses a JWT.
     ///
     /// - Throws: `ENError.Code.badFormat` when it is not three segments of base64url, the header is not a
     ///   JSON object, or a claim has the wrong JSON type (golang-jwt's `ValidationErrorMalformed`).
-    init(_ text: String) throws(ENError) {
+    package init(_ text: String) throws(ENError) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
             throw .badFormat(
