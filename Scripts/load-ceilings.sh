@@ -72,6 +72,7 @@ if [ "$what" = sqlite ] || [ "$what" = all ]; then
     # A store `enserver` created, so that the schema is the one it writes into.
     start_server 18180 --database "$work/ceiling.sqlite" --export-interval 0
     stop_server "$last_pid"
+    sqlite3 "$work/ceiling.sqlite" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
     for sync in FULL NORMAL; do
         cp "$work/ceiling.sqlite" "$work/ceiling-$sync.sqlite"
         line=$("$work/sqlite-ceiling" "$work/ceiling-$sync.sqlite" "$connections" "$seconds" "$sync")
