@@ -31,12 +31,13 @@ export LOAD_NO_BUILD=1
 work=$(mktemp -d /tmp/enserver-ceilings.XXXXXX)
 pids=""
 schema=""
+www=""
 base_url=${ENKEYSERVER_TEST_POSTGRES_URL:-postgres://enserver:enserver@127.0.0.1:5432/enserver_test}
 cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null || true; done
     [ ! -f "$work/nginx.pid" ] || kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
     [ -z "$schema" ] || psql -q "$base_url" -c "drop schema if exists $schema cascade" >/dev/null 2>&1 || true
-    rm -rf "$work"
+    rm -rf "$work" ${www:+"$www"}
 }
 trap cleanup EXIT INT TERM
 . Scripts/load/serve-flags.sh
@@ -111,10 +112,12 @@ fi
 
 if [ "$what" = get ] || [ "$what" = all ]; then
     need nginx nginx
-    # One export file: keys published on a test clock, the clock moved a day on, the batch cut.
+    # One export file: keys published on a test clock, the clock moved 6 hours on, the batch cut.
     # (Where the test endpoints live is LOAD_ADMIN_PORT: the public port unless an admin listener is given.)
     start_server 18182 --database "$work/get.sqlite" --test-clock 2020-04-01T00:00:00Z
     admin=${LOAD_ADMIN_PORT:-18182}
+    # The first export starts the batches; the next one, 6 hours on, cuts the first 4-hour batch.
+    curl -fs -H 'Content-Type: application/json' -d '{}' "http://127.0.0.1:$admin/v1/test/export" >/dev/null
     i=0
     while [ "$i" -lt 100 ]; do
         keys=""
@@ -128,12 +131,15 @@ if [ "$what" = get ] || [ "$what" = all ]; then
             http://127.0.0.1:18182/v1/publish >/dev/null
         i=$((i + 1))
     done
-    curl -fs -H 'Content-Type: application/json' -d '{"now": "2020-04-02T12:00:00Z"}' "http://127.0.0.1:$admin/v1/test/clock" >/dev/null
+    curl -fs -H 'Content-Type: application/json' -d '{"now": "2020-04-01T06:00:00Z"}' "http://127.0.0.1:$admin/v1/test/clock" >/dev/null
     curl -fs -H 'Content-Type: application/json' -d '{}' "http://127.0.0.1:$admin/v1/test/export" >/dev/null
     name=$(curl -fs http://127.0.0.1:18182/index.txt | grep '\.zip$' | head -1)
     [ -n "$name" ] || { echo "load-ceilings: no export file was cut" >&2; cat "$work/server-18182.log" >&2; exit 1; }
-    mkdir -p "$work/www/$(dirname "$name")"
-    curl -fs "http://127.0.0.1:18182/$name" -o "$work/www/$name"
+    # Readable by nginx's workers (another user when started as root), unlike $work.
+    www=$(mktemp -d /tmp/enserver-ceilings-www.XXXXXX)
+    chmod 755 "$www"
+    mkdir -p "$www/$(dirname "$name")"
+    curl -fs "http://127.0.0.1:18182/$name" -o "$www/$name"
     cat >"$work/nginx.conf" <<NGINX
 worker_processes auto;
 pid $work/nginx.pid;
@@ -147,7 +153,7 @@ http {
     fastcgi_temp_path $work/nginx-tmp;
     uwsgi_temp_path $work/nginx-tmp;
     scgi_temp_path $work/nginx-tmp;
-    server { listen 127.0.0.1:18183; root $work/www; }
+    server { listen 127.0.0.1:18183; root $www; }
 }
 NGINX
     nginx -c "$work/nginx.conf" -e "$work/nginx-error.log"
@@ -161,7 +167,7 @@ NGINX
         rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$work/wrk-get.out")
         p99=$(awk '$1 == "99%" {print $2}' "$work/wrk-get.out")
         non2xx=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' "$work/wrk-get.out")
-        echo "{\"get\": \"${server%%:*}\", \"file\": \"$name\", \"bytes\": $(wc -c <"$work/www/$name"), \"rps\": $rps, \"p99\": \"$p99\", \"non2xx\": ${non2xx:-0}}"
+        echo "{\"get\": \"${server%%:*}\", \"file\": \"$name\", \"bytes\": $(wc -c <"$www/$name"), \"rps\": $rps, \"p99\": \"$p99\", \"non2xx\": ${non2xx:-0}}"
         eval "get_${server%%:*}=$rps; get_p99_${server%%:*}=$p99"
     done
     row "GET one export file (ceiling: nginx)" "$get_nginx" "$get_enserver" "$get_p99_enserver" "0.5x"
