@@ -7,6 +7,9 @@
 # schema of the PostgreSQL database that Scripts/postgres.sh starts; ENKEYSERVER_TEST_POSTGRES_URL names another),
 # then runs one `wrk` per instance for SECONDS (default 20) with CONNECTIONS (default 8) connections in all, each
 # request 14 new keys (Scripts/load/publish.lua). Prints one JSON line per instance and the keys stored.
+# Scripts/load-ceilings.sh puts these figures beside SQLite's, PostgreSQL's and nginx's own in the same run.
+# LOAD_NO_BUILD=1 uses the binary as built; LOAD_TOKEN_KEY_STYLE (Scripts/load/serve-flags.sh) how the
+# revision-token key is handed over.
 set -eu
 cd "$(dirname "$0")/.."
 storage=${1:?usage: Scripts/load.sh sqlite|postgres [INSTANCES] [SECONDS] [CONNECTIONS]}
@@ -15,7 +18,7 @@ seconds=${3:-20}
 connections=${4:-8}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 scratch=${LOAD_SCRATCH:-.build-release}
-swift build -c release --product enserver --scratch-path "$scratch" >&2
+[ -n "${LOAD_NO_BUILD:-}" ] || swift build -c release --product enserver --scratch-path "$scratch" >&2
 binary="$scratch/release/enserver"
 
 work=$(mktemp -d /tmp/enserver-load.XXXXXX)
@@ -27,13 +30,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
-umask 077  # enserver refuses key files others may read
-openssl ecparam -name prime256v1 -genkey -noout -out "$work/ec.pem" 2>/dev/null
-openssl pkcs8 -topk8 -nocrypt -in "$work/ec.pem" -out "$work/signing.pem"
-# The same revision-token key on every instance, as behind one load balancer.
-token_key="1=$(head -c 32 /dev/urandom | base64)"
-ENSERVER_REVISION_TOKEN_KEYS=$token_key
-export ENSERVER_REVISION_TOKEN_KEYS
+. Scripts/load/serve-flags.sh
+load_serve_flags "$work"
 case "$storage" in
 sqlite) store="--database $work/keys.sqlite" ;;
 postgres)
@@ -51,20 +49,12 @@ i=0
 while [ "$i" -lt "$instances" ]; do
     port=$((18080 + i))
     # shellcheck disable=SC2086
-    "$binary" serve $store --region US --signing-key "$work/signing.pem" --key-id 310 \
-        --health-authority-id load.test --verifier accept-all --publish-burst 0 --export-interval 0 \
-        --host 127.0.0.1 --port "$port" --admin-port 0 >"$work/server-$i.log" 2>&1 &
+    "$binary" serve $store $serve_flags --export-interval 0 --port "$port" --admin-port 0 >"$work/server-$i.log" 2>&1 &
     pids="$pids $!"
     ports="$ports $port"
     i=$((i + 1))
 done
-for port in $ports; do
-    n=0
-    until curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
-        n=$((n + 1)); [ "$n" -lt 300 ] || { echo "enserver on $port did not start" >&2; cat "$work"/server-*.log >&2; exit 1; }
-        sleep 0.1
-    done
-done
+for port in $ports; do load_wait_healthy "$port" "$work"; done
 per=$((connections / instances)); [ "$per" -ge 1 ] || per=1
 wrks=""
 for port in $ports; do

@@ -8,37 +8,54 @@
     /// The publish API's storage primitives on PostgreSQL.
     extension ENKeyServerPostgresStore: ENKeyServerStorage {
         /// The stored keys with the given key data, one per key data, in the order of `keyData` (duplicates once).
+        ///
+        /// One statement (`key_data = ANY($1)`, one round trip, a consistent snapshot on its own): a publish asks
+        /// for all its keys at once, and most are new.
         public func storedKeys(withKeyData keyData: [Data]) async throws(ENError) -> [ENStoredDiagnosisKey] {
-            try await transaction { connection, logger in
-                var seen = Set<Data>()
-                var result: [ENStoredDiagnosisKey] = []
-                for data in keyData where seen.insert(data).inserted {
-                    let rows = try await connection.query(
-                        """
-                        SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
-                            days_since_onset, variant, received_at, revised_report_type, revised_days_since_onset,
-                            revised_at
-                        FROM key_server_keys WHERE key_data = \(data) ORDER BY id LIMIT 1
-                        """, logger: logger)
-                    for try await row in rows.decode(
-                        (Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?).self)
-                    {
-                        let key = try PostgresKeyRow(
-                            keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
-                            reportType: row.4, daysSinceOnset: row.5, variant: row.6
-                        ).key()
-                        var stored = ENStoredDiagnosisKey(key: key, exportableAt: row.7)
-                        if let revisedAt = row.10, let type = row.8 {
-                            stored.revision = ENKeyServerRevision(
-                                keyData: data,
-                                reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,
-                                daysSinceOnsetOfSymptoms: row.9.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,
-                                revisedAt: revisedAt)
-                        }
-                        result.append(stored)
+            var seen = Set<Data>()
+            let unique = keyData.filter { seen.insert($0).inserted }
+            guard !unique.isEmpty else { return [] }
+            let found = try await statement { connection, logger in
+                let rows = try await connection.query(
+                    """
+                    SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
+                        days_since_onset, variant, received_at, revised_report_type, revised_days_since_onset,
+                        revised_at
+                    FROM key_server_keys WHERE key_data = ANY(\(unique.map { ByteBuffer(bytes: $0) }))
+                    """, logger: logger)
+                var found: [Data: ENStoredDiagnosisKey] = [:]
+                for try await row in rows.decode(
+                    (Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?).self)
+                {
+                    let key = try PostgresKeyRow(
+                        keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
+                        reportType: row.4, daysSinceOnset: row.5, variant: row.6
+                    ).key()
+                    var stored = ENStoredDiagnosisKey(key: key, exportableAt: row.7)
+                    if let revisedAt = row.10, let type = row.8 {
+                        stored.revision = ENKeyServerRevision(
+                            keyData: row.0,
+                            reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,
+                            daysSinceOnsetOfSymptoms: row.9.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,
+                            revisedAt: revisedAt)
                     }
+                    if found[row.0] == nil { found[row.0] = stored }
                 }
-                return result
+                return found
+            }
+            return unique.compactMap { found[$0] }
+        }
+
+        /// Runs `body`'s one statement on a pooled connection outside an explicit transaction (no `BEGIN` and
+        /// `COMMIT` round trips), mapping every failure to an `ENError` as ``transaction(_:)`` does.
+        private func statement<Value: Sendable>(
+            _ body: (PostgresConnection, Logger) async throws -> Value
+        ) async throws(ENError) -> Value {
+            let logger = self.logger
+            do {
+                return try await client.withConnection { connection in try await body(connection, logger) }
+            } catch {
+                throw ENError.postgres(error)
             }
         }
 

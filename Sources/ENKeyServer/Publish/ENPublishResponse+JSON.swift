@@ -17,6 +17,10 @@ extension ENPublishResponse {
 
     /// Go's JSON string encoding (`encodeState.string` with HTML escaping on).
     static func quoted(_ text: String) -> String {
+        // Printable ASCII with nothing to escape (the padding, base64, always): as it is.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && !Self.escapedASCII.contains($0) }) {
+            return "\"" + text + "\""
+        }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -39,4 +43,7 @@ extension ENPublishResponse {
         }
         return out + "\""
     }
+
+    /// The printable ASCII bytes ``quoted(_:)`` escapes: `"`, `\`, `<`, `>`, `&`.
+    private static let escapedASCII: Set<UInt8> = [0x22, 0x5C, 0x3C, 0x3E, 0x26]
 }
