@@ -16,7 +16,8 @@ struct EnserverProcess: Sendable {
     /// The log the server wrote so far.
     var log: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
-    /// Starts `enserver serve ARGUMENTS --port 0` (with files in `directory`) and waits for its listening lines.
+    /// Starts `enserver serve ARGUMENTS --port 0` (and `--admin-port 0` unless given: tests run in parallel) (with
+    /// files in `directory`) and waits for its listening lines.
     static func start(
         _ arguments: [String], in directory: TemporaryDirectory, scheme: String = "http", admin: Bool = true
     ) async throws
@@ -24,7 +25,8 @@ struct EnserverProcess: Sendable {
     {
         let output = directory.url.appendingPathComponent("enserver-\(UUID().uuidString).log")
         let process = try ChildProcess(
-            try #require(ExternalTool.enserver.path), ["serve"] + arguments + ["--port", "0"],
+            try #require(ExternalTool.enserver.path),
+            ["serve"] + arguments + ["--port", "0"] + (arguments.contains("--admin-port") ? [] : ["--admin-port", "0"]),
             standardOutput: .file(output.path), standardError: .standardOutput)
         var port: Int?
         var adminPort: Int?
