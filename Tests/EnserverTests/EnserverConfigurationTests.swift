@@ -154,7 +154,8 @@ struct EnserverConfigurationTests {
             try #require(ExternalTool.enserver.path),
             [
                 "serve", "--database", options["database"]!, "--region", "US", "--key-id", "310",
-                "--health-authority-id", "com.example.app", "--verifier", "accept-all", "--port", "0", "--admin-port", "0",
+                "--health-authority-id", "com.example.app", "--verifier", "accept-all", "--port", "0", "--admin-port",
+                "0",
             ], standardOutput: .file(output.path), standardError: .standardOutput, environment: environment)
         defer {
             process.send(SIGKILL)

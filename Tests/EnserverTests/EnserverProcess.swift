@@ -26,7 +26,8 @@ struct EnserverProcess: Sendable {
         let output = directory.url.appendingPathComponent("enserver-\(UUID().uuidString).log")
         let process = try ChildProcess(
             try #require(ExternalTool.enserver.path),
-            ["serve"] + arguments + ["--port", "0"] + (arguments.contains("--admin-port") ? [] : ["--admin-port", "0"]),
+            ["serve"] + arguments + ["--port", "0"]
+                + (arguments.contains("--admin-port") ? [] : ["--admin-port", "0"]),
             standardOutput: .file(output.path), standardError: .standardOutput)
         var port: Int?
         var adminPort: Int?
