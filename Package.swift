@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "ENSimulator", targets: ["ENSimulator"]),
         .executable(name: "entool", targets: ["entool"]),
         .executable(name: "enserver", targets: ["enserver"]),
+        .executable(name: "enverify", targets: ["enverify"]),
     ],
     traits: [
         // PostgreSQL storage for the key server (ENKeyServerPostgres, enserver --postgres), through postgres-nio.
@@ -169,6 +170,21 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "enserver", dependencies: ["EnserverKit"]),
+        // enverify's commands and HTTP listeners (the verification server's device and admin APIs), as a library so
+        // that the tests reach them.
+        .target(
+            name: "EnverifyKit",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENVerificationServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(name: "enverify", dependencies: ["EnverifyKit"]),
         // The seed sample app's non-UI code (../shared/seeds) as a runnable example: app code written for Apple's
         // framework (Swift 5 mode, as the sample was written), its data in its own SQLite file through GRDB, its
         // server an ENKeyServer, on ENSimulator's virtual clock and radio. SampleAppTests runs it.
@@ -261,6 +277,15 @@ let package = Package(
                 "ENKeyServerPostgres", "ENSQLite", "ENTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
+        .testTarget(
+            name: "EnverifyTests",
+            dependencies: [
+                "ENCore", "ENCrypto", "ENKeyServer", "ENVerificationServer", "EnverifyKit", "ENTestSupport", "enverify",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

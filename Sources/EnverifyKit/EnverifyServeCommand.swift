@@ -1,0 +1,158 @@
+import ArgumentParser
+import ENCore
+import ENCrypto
+import ENVerificationServer
+import Foundation
+import Logging
+import UnixSignals
+
+/// `enverify serve`: the device API on `--host`:`--port` and the admin API on `--admin-host`:`--admin-port`, until
+/// SIGTERM or SIGINT.
+struct EnverifyServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the device API (verify, certificate) and, on its own listener, the admin API.")
+
+    @OptionGroup var storage: EnverifyStorageOptions
+
+    @Option(help: "The certificates' and tokens' issuer (iss), which the key server looks the health authority up by.")
+    var issuer: String
+
+    @Option(help: "The certificates' audience (aud), which the key server expects.")
+    var audience: String
+
+    @Option(help: "The PEM file of the P-256 private key certificates are signed with (owner-only).")
+    var certificateKey: String
+
+    @Option(help: "The certificates' key ID (kid), the version the key server knows the public key by.")
+    var certificateKeyId: String
+
+    @Option(help: "The PEM file of the P-256 private key tokens are signed with (owner-only).")
+    var tokenKey: String
+
+    @Option(help: "The address the device API listens on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The device API's port (0: any free port, printed at start).")
+    var port: Int = 8080
+
+    @Option(help: "The address the admin API listens on.")
+    var adminHost: String = "127.0.0.1"
+
+    @Option(help: "The admin API's port (0: any free port, printed at start).")
+    var adminPort: Int = 8081
+
+    @Option(help: "The test types codes may be issued for, comma-separated (confirmed, likely, negative).")
+    var allowedTestTypes: String = "confirmed,likely,negative"
+
+    @Option(help: "Digits of a short code (6 to 18).")
+    var codeLength: Int = 8
+
+    @Option(help: "How long a short code is valid (s, m, h, d).")
+    var codeDuration: String = "15m"
+
+    @Option(help: "Characters of a long code (0: the long code is the short code; otherwise 6 to 255).")
+    var longCodeLength: Int = 16
+
+    @Option(help: "How long a long code is valid (s, m, h, d).")
+    var longCodeDuration: String = "24h"
+
+    @Option(help: "How long a token is valid (s, m, h, d).")
+    var tokenDuration: String = "24h"
+
+    @Option(help: "How long a certificate is valid (s, m, h, d).")
+    var certificateDuration: String = "15m"
+
+    @Option(help: "How old a symptom or test date may be (s, m, h, d).")
+    var symptomDateMaxAge: String = "14d"
+
+    /// The realm's settings from the options.
+    ///
+    /// - Throws: ``EnverifyFailure`` (exit 2) naming the first bad option.
+    func realmConfiguration() throws -> ENVerificationConfiguration {
+        var configuration = ENVerificationConfiguration()
+        guard !issuer.isEmpty else { throw EnverifyFailure("--issuer: must not be empty") }
+        guard !audience.isEmpty else { throw EnverifyFailure("--audience: must not be empty") }
+        guard !certificateKeyId.isEmpty else { throw EnverifyFailure("--certificate-key-id: must not be empty") }
+        configuration.tokenIssuer = issuer
+        configuration.certificateIssuer = issuer
+        configuration.certificateAudience = audience
+        configuration.certificateKeyID = certificateKeyId
+        var types: Set<ENVerificationTestType> = []
+        for name in allowedTestTypes.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard let type = ENVerificationTestType(rawValue: trimmed), type != .userReport else {
+                throw EnverifyFailure(
+                    "--allowed-test-types \(allowedTestTypes): \"\(trimmed)\" is not confirmed, likely or negative")
+            }
+            types.insert(type)
+        }
+        configuration.allowedTestTypes = types
+        let lengths = ENVerificationCodeGenerator.minimumLength...ENVerificationCodeGenerator.maximumShortLength
+        guard lengths.contains(codeLength) else {
+            throw EnverifyFailure("--code-length \(codeLength): want \(lengths.lowerBound) to \(lengths.upperBound)")
+        }
+        configuration.codeLength = codeLength
+        guard longCodeLength == 0 || (ENVerificationCodeGenerator.minimumLength...255).contains(longCodeLength) else {
+            throw EnverifyFailure(
+                "--long-code-length \(longCodeLength): want 0 or \(ENVerificationCodeGenerator.minimumLength) to 255")
+        }
+        configuration.longCodeLength = longCodeLength
+        configuration.codeDuration = try EnverifyDuration.seconds(codeDuration, option: "--code-duration")
+        configuration.longCodeDuration = try EnverifyDuration.seconds(longCodeDuration, option: "--long-code-duration")
+        configuration.tokenDuration = try EnverifyDuration.seconds(tokenDuration, option: "--token-duration")
+        configuration.certificateDuration = try EnverifyDuration.seconds(
+            certificateDuration, option: "--certificate-duration")
+        configuration.dateRule = ENVerificationDateRule(
+            maximumAge: try EnverifyDuration.seconds(symptomDateMaxAge, option: "--symptom-date-max-age"))
+        for (option, value) in [("--port", port), ("--admin-port", adminPort)] where !(0...65_535).contains(value) {
+            throw EnverifyFailure("\(option) \(value): want 0 to 65535")
+        }
+        do {
+            try configuration.validate()
+        } catch {
+            throw EnverifyFailure(error)
+        }
+        return configuration
+    }
+
+    /// The service the options describe.
+    func makeService() throws -> ENVerificationService {
+        let configuration = try realmConfiguration()
+        let certificate = try EnverifyStorageOptions.privateKey(certificateKey, option: "--certificate-key")
+        let token = try EnverifyStorageOptions.privateKey(tokenKey, option: "--token-key")
+        return try storage.service(configuration: configuration, tokenKey: token, certificateKey: certificate)
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "enverify")
+        let service = try makeService()
+        let device = VerificationHTTP(service: service, api: .device, logger: logger)
+        let admin = VerificationHTTP(service: service, api: .admin, logger: logger)
+        let (host, port, adminHost, adminPort) = (host, port, adminHost, adminPort)
+        // The device listener first, then the admin listener: their lines come out in that order.
+        _ = try await device.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { bound in
+            EnverifyServeCommand.announce(host: host, port: bound)
+            return try await admin.withRunningServer(
+                host: adminHost, port: adminPort, shutdownSignals: [.sigterm, .sigint]
+            ) { bound in
+                EnverifyServeCommand.announce(host: adminHost, port: bound)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(3600))
+                    guard !Task.isCancelled else { break }
+                    do {
+                        _ = try await service.deleteExpired()
+                    } catch {
+                        logger.error("cleanup failed: \(error)")
+                    }
+                }
+                return true
+            }
+        }
+    }
+
+    /// Prints `enverify listening on http://HOST:PORT` on standard output at once.
+    static func announce(host: String, port: Int) {
+        FileHandle.standardOutput.write(Data("enverify listening on http://\(host):\(port)\n".utf8))
+    }
+}

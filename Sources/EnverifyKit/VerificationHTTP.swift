@@ -1,0 +1,166 @@
+import ENCore
+package import ENVerificationServer
+import Foundation
+import HTTPTypes
+package import Hummingbird
+package import Logging
+import ServiceLifecycle
+package import UnixSignals
+
+/// One of `enverify`'s listeners: the device API or the admin API of an ``ENVerificationService`` over HTTP, routed
+/// as Google's servers route (gorilla/mux, one server per API).
+///
+/// - `POST` to a route of the API: the body read up to 64,000 bytes
+///   (``ENVerificationRequestDecoder/maximumBodyByteCount``) and no further, then
+///   ``ENVerificationService/respond(to:apiKey:contentType:body:bodyExceedsLimit:chaff:)`` with `X-API-Key`,
+///   `Content-Type` and `X-Chaff`; its status and bytes are the answer (`Content-Type: application/json`).
+/// - Another method on a route of the API: 405 with an empty body (mux's `ErrMethodMismatch`).
+/// - Any other path (the other API's routes too): 404 `404 page not found` (Go's `http.NotFound`).
+package struct VerificationHTTP: Sendable {
+    /// Which of Google's two servers a listener is.
+    package enum API: String, Sendable {
+        /// `apiserver`: `/api/verify` and `/api/certificate`.
+        case device
+        /// `adminapi`: `/api/issue`, `/api/batch-issue`, `/api/checkcodestatus`, `/api/expirecode`.
+        case admin
+
+        /// The routes this API serves.
+        package var endpoints: [ENVerificationEndpoint] {
+            ENVerificationEndpoint.allCases.filter { $0.apiKeyType == (self == .device ? .device : .admin) }
+        }
+    }
+
+    /// The service requests go to.
+    package let service: ENVerificationService
+    /// Which API this listener serves.
+    package let api: API
+    /// Where requests are logged.
+    package let logger: Logger
+
+    /// Creates a listener's routes.
+    package init(service: ENVerificationService, api: API, logger: Logger = Logger(label: "enverify")) {
+        self.service = service
+        self.api = api
+        self.logger = logger
+    }
+
+    /// The responder with this API's routes.
+    package func responder() -> CallbackResponder<BasicRequestContext> {
+        let http = self
+        let routes = Dictionary(uniqueKeysWithValues: api.endpoints.map { ($0.path, $0) })
+        return CallbackResponder { request, _ in
+            guard let endpoint = routes[request.uri.path] else { return Self.notFound() }
+            guard request.method == .post else { return Response(status: .methodNotAllowed) }
+            return await http.route(endpoint, request)
+        }
+    }
+
+    /// An application serving ``responder()`` on `host`:`port`, calling `onServerRunning` with the bound port.
+    package func application(
+        host: String = "127.0.0.1", port: Int = 0, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            responder: responder(), configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+
+    /// Serves on `host`:`port` (0: a free port the system picks) until `body` returns, then shuts the server down
+    /// gracefully; `body` gets the bound port. With `shutdownSignals` (SIGTERM, SIGINT for a process), a signal
+    /// ends the server too and `body` is cancelled.
+    ///
+    /// TODO(merge with #35's EnserverKit): this is EnserverKit's `KeyServerHTTP.withRunningServer` for a
+    /// responder; once EnserverKit's limits, timeouts, TLS and connection cap live in a shared module, serve
+    /// through that instead.
+    package func withRunningServer<Value: Sendable>(
+        host: String = "127.0.0.1", port: Int = 0, shutdownSignals: [UnixSignal] = [],
+        _ body: @escaping @Sendable (Int) async throws -> Value
+    ) async throws -> Value {
+        let (ports, announce) = AsyncStream.makeStream(of: Int.self)
+        let app = application(host: host, port: port) { bound in
+            announce.yield(bound)
+            announce.finish()
+        }
+        let services = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [app], gracefulShutdownSignals: shutdownSignals, logger: logger))
+        return try await withThrowingTaskGroup(of: Value?.self) { tasks in
+            tasks.addTask {
+                try await services.run()
+                announce.finish()
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let bound = await iterator.next() else {
+                while let next = try await tasks.next() { _ = next }
+                throw EnverifyFailure("the server stopped before it listened on \(host):\(port)", exitCode: 1)
+            }
+            tasks.addTask {
+                let value = try await body(bound)
+                await services.triggerGracefulShutdown()
+                return value
+            }
+            var result: Value?
+            do {
+                while let next = try await tasks.next() {
+                    if let next { result = next } else { tasks.cancelAll() }
+                }
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+            guard let result else { throw CancellationError() }
+            return result
+        }
+    }
+
+    /// Reads the body up to the limit and hands the request to the service.
+    func route(_ endpoint: ENVerificationEndpoint, _ request: Request) async -> Response {
+        let limit = ENVerificationRequestDecoder.maximumBodyByteCount
+        var body = ByteBuffer()
+        var exceeds = false
+        do {
+            for try await var chunk in request.body {
+                let room = limit - body.readableBytes
+                if chunk.readableBytes > room {
+                    if room > 0, let part = chunk.readSlice(length: room) { body.writeImmutableBuffer(part) }
+                    exceeds = true
+                    break
+                }
+                body.writeBuffer(&chunk)
+            }
+        } catch {
+            logger.info("\(endpoint.path): the request body could not be read: \(error)")
+            exceeds = body.readableBytes >= limit
+        }
+        let chaff = !(request.headers[.xChaff] ?? "").isEmpty
+        let answer = await service.respond(
+            to: endpoint, apiKey: request.headers[.xAPIKey], contentType: request.headers[.contentType],
+            body: Data(body.readableBytesView), bodyExceedsLimit: exceeds, chaff: chaff)
+        logger.info("\(endpoint.path)", metadata: ["status": "\(answer.status)", "chaff": "\(chaff)"])
+        var headers = HTTPFields()
+        headers[.contentType] = ENVerificationHTTPResponse.contentType
+        return Response(
+            status: HTTPResponse.Status(code: answer.status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    /// Go's `http.NotFound`.
+    static func notFound() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.goContentTypeOptions] = "nosniff"
+        return Response(
+            status: .notFound, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "404 page not found\n")))
+    }
+}
+
+extension HTTPField.Name {
+    /// `X-API-Key`: the API key of Google's verification API.
+    static let xAPIKey = HTTPField.Name("X-API-Key")!
+    /// `X-Chaff`: a chaff request.
+    static let xChaff = HTTPField.Name("X-Chaff")!
+    /// `X-Content-Type-Options`, which Go's `http.Error` sets.
+    static let goContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+}

@@ -1,0 +1,171 @@
+import ENCore
+import ENCrypto
+import ENKeyServer
+import ENTestSupport
+import ENVerificationServer
+import Foundation
+import Testing
+
+/// The `enverify` program itself, built beside the test bundle: `apikey create` prints keys that work, `serve`
+/// answers over HTTP through ``ENVerificationHTTPTransport`` and ``ENVerificationClient``, and bad options exit 2
+/// naming the option.
+@Suite("enverify program")
+struct LiveEnverifyTests {
+    static var executable: String { Bundle.main.bundleURL.appendingPathComponent("enverify").path }
+
+    /// Runs `enverify` to its end.
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcess.Outcome {
+        try ChildProcess.run(executable, arguments, environment: environment, timeout: .seconds(60))
+    }
+
+    /// `apikey create` through the program: the key it prints.
+    static func createKey(_ setup: EnverifySetup, type: String, name: String, environment: [String: String]? = nil)
+        throws -> String
+    {
+        let outcome = try run(
+            ["apikey", "create"]
+                + (environment == nil ? setup.storageOptions : ["--database", setup.directory.path("verify.db")])
+                + ["--type", type, "--name", name], environment: environment)
+        #expect(outcome.status == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")
+        let lines = String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 1)
+        return String(lines.first ?? "")
+    }
+
+    /// The two `enverify listening on http://HOST:PORT` lines of a starting server (device first), waiting up to a
+    /// minute for them.
+    static func listeningURLs(_ path: String, _ child: ChildProcess) async throws -> [URL] {
+        for _ in 0..<600 {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            let urls = text.split(separator: "\n").compactMap { line -> URL? in
+                guard line.hasPrefix("enverify listening on ") else { return nil }
+                return URL(string: String(line.dropFirst("enverify listening on ".count)))
+            }
+            if urls.count == 2 { return urls }
+            guard child.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ENError(.dataInaccessible, "enverify did not announce its two listeners")
+    }
+
+    @Test("admin issues over HTTP, the app verifies and certifies, the key server's verifier accepts; refusals")
+    func liveFlow() async throws {
+        let setup = try EnverifySetup()
+        defer { setup.directory.cleanUp() }
+        // The secret from the environment for one key, from --secret-file for the other and for the server.
+        var environment = ProcessInfo.processInfo.environment
+        environment["ENVERIFY_SECRET"] = String(repeating: "s", count: 40)
+        environment["ENVERIFY_SECRET_FILE"] = nil
+        let adminKey = try Self.createKey(setup, type: "admin", name: "lab", environment: environment)
+        let deviceKey = try Self.createKey(setup, type: "device", name: "app")
+        #expect(!adminKey.isEmpty && !deviceKey.isEmpty && adminKey != deviceKey)
+
+        let output = setup.directory.path("serve.out")
+        let child = try ChildProcess(
+            Self.executable, setup.serveOptions + ["--port", "0", "--admin-port", "0"],
+            standardOutput: .file(output), standardError: .file(setup.directory.path("serve.err")))
+        defer {
+            if child.isRunning {
+                child.send(SIGKILL)
+                _ = child.waitForExit()
+            }
+        }
+        let urls = try await Self.listeningURLs(output, child)
+        let (deviceURL, adminURL) = (urls[0], urls[1])
+        #expect(deviceURL.host == "127.0.0.1" && adminURL.host == "127.0.0.1" && deviceURL != adminURL)
+
+        let admin = ENVerificationHTTPTransport(baseURL: adminURL)
+        let issued = try await admin.post(
+            .issue, apiKey: adminKey, body: Data(#"{"testType":"confirmed","symptomDate":"\#(todayUTC())"}"#.utf8),
+            chaff: false)
+        #expect(issued.status == 200)
+        let code = try #require(jsonObject(issued.body)["code"] as? String)
+
+        let client = ENVerificationClient(apiKey: deviceKey, transport: ENVerificationHTTPTransport(baseURL: deviceURL))
+        let verified = try await client.verify(code: code, accept: [.confirmed])
+        let keys = AppKeys()
+        let certified = try await client.certificate(token: verified.token, keys: keys.keys, hmacKey: keys.secret)
+        let claims = try await setup.verifier.verify(keys.request(certificate: certified.certificate), at: Date())
+        #expect(claims?.reportType == .confirmedTest)
+
+        await #expect(
+            throws: ENVerificationAPIError(status: 400, message: "verification code invalid", code: .codeInvalid)
+        ) { _ = try await client.verify(code: code) }
+        await #expect(
+            throws: ENVerificationAPIError(status: 400, message: "verification token invalid", code: .tokenExpired)
+        ) { _ = try await client.certificate(token: verified.token, keys: keys.keys) }
+        try await client.sendChaff(to: .verify)
+
+        // Wrong, missing and device keys on the admin API; the admin API is not on the device listener.
+        for key in ["", "nonsense", deviceKey] {
+            let answer = try await admin.post(.issue, apiKey: key, body: Data("{}".utf8), chaff: false)
+            #expect(answer.status == 401, "key \(key)")
+            #expect(jsonObject(answer.body)["error"] as? String == "unauthorized")
+        }
+        let misrouted = try await ENVerificationHTTPTransport(baseURL: deviceURL).post(
+            .issue, apiKey: adminKey, body: Data("{}".utf8), chaff: false)
+        #expect(misrouted.status == 404)
+
+        // A response body over the transport's cap is refused, not read on.
+        let capped = ENVerificationHTTPTransport(baseURL: adminURL, maximumResponseBytes: 10)
+        await #expect(throws: ENError.self) {
+            _ = try await capped.post(.issue, apiKey: "nonsense", body: Data("{}".utf8), chaff: false)
+        }
+
+        child.send(SIGTERM)
+        let ended = await child.waitForExit(timeout: .seconds(30))
+        #expect(ended?.exitStatus == 0)
+    }
+
+    @Test(
+        "bad options exit 2 naming the option",
+        arguments: [
+            (["--bogus"], "--bogus"),
+            (["--code-duration", "15"], "--code-duration"),
+            (["--token-duration", "5w"], "--token-duration"),
+            (["--allowed-test-types", "confirmed,maybe"], "--allowed-test-types"),
+            (["--code-length", "3"], "--code-length"),
+            (["--port", "70000"], "--port"),
+        ] as [([String], String)])
+    func badOptions(extra: [String], option: String) throws {
+        let setup = try EnverifySetup()
+        defer { setup.directory.cleanUp() }
+        let outcome = try Self.run(setup.serveOptions + extra)
+        let error = String(decoding: outcome.standardError, as: UTF8.self)
+        #expect(outcome.status == 2, "\(error)")
+        #expect(error.contains(option), "\(error)")
+    }
+
+    @Test("refused setups exit 2: PostgreSQL, a group-readable key, no secret, a bad key type")
+    func refusedSetups() throws {
+        let setup = try EnverifySetup()
+        defer { setup.directory.cleanUp() }
+        var environment = ProcessInfo.processInfo.environment
+        environment["ENVERIFY_SECRET"] = nil
+        environment["ENVERIFY_SECRET_FILE"] = nil
+
+        let postgres = try Self.run(
+            [
+                "apikey", "create", "--postgres", "postgres://localhost/x", "--secret-file", setup.secretPath, "--type",
+                "admin", "--name", "a",
+            ], environment: environment)
+        #expect(postgres.status == 2)
+        #expect(String(decoding: postgres.standardError, as: UTF8.self).contains("--postgres"))
+
+        let noSecret = try Self.run(
+            ["apikey", "create", "--database", setup.directory.path("v.db"), "--type", "admin", "--name", "a"],
+            environment: environment)
+        #expect(noSecret.status == 2)
+        #expect(String(decoding: noSecret.standardError, as: UTF8.self).contains("ENVERIFY_SECRET"))
+
+        let badType = try Self.run(["apikey", "create"] + setup.storageOptions + ["--type", "root", "--name", "a"])
+        #expect(badType.status == 2)
+        #expect(String(decoding: badType.standardError, as: UTF8.self).contains("--type"))
+
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o640], ofItemAtPath: setup.directory.path("token.pem"))
+        let readable = try Self.run(setup.serveOptions)
+        #expect(readable.status == 2)
+        #expect(String(decoding: readable.standardError, as: UTF8.self).contains("--token-key"))
+    }
+}
