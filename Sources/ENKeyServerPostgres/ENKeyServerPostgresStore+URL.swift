@@ -25,7 +25,7 @@
         ///   - rootCertificates: a PEM file of CA certificates, as `sslrootcert` (the URL's wins).
         /// - Throws: `ENError.Code.badParameter` naming what is wrong with the URL.
         public static func clientConfiguration(
-            url: String, password givenPassword: String? = nil, rootCertificates: String? = nil
+            url: String, password: String? = nil, rootCertificates: String? = nil
         ) throws(ENError) -> PostgresClient.Configuration {
             guard let components = URLComponents(string: url), let scheme = components.scheme,
                 scheme == "postgres" || scheme == "postgresql"
@@ -37,7 +37,7 @@
             guard let user = components.percentEncodedUser?.removingPercentEncoding, !user.isEmpty else {
                 throw .badParameter("the PostgreSQL URL names no user", context: .init(field: "user"))
             }
-            let password = components.percentEncodedPassword?.removingPercentEncoding ?? givenPassword
+            let login = components.percentEncodedPassword?.removingPercentEncoding ?? password
             let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
             let database = path.isEmpty ? nil : path
             var parameters: [String: String] = [:]
@@ -60,7 +60,7 @@
                 let file =
                     FileManager.default.fileExists(atPath: socket, isDirectory: &isDirectory) && isDirectory.boolValue
                     ? "\(socket)/.s.PGSQL.\(components.port ?? 5432)" : socket
-                configuration = .init(unixSocketPath: file, username: user, password: password, database: database)
+                configuration = .init(unixSocketPath: file, username: user, password: login, database: database)
             } else {
                 guard let host = parameters["host"] ?? components.host, !host.isEmpty else {
                     throw .badParameter("the PostgreSQL URL names no host", context: .init(field: "host"))
@@ -97,7 +97,7 @@
                         context: .init(field: "sslmode"))
                 }
                 configuration = .init(
-                    host: host, port: port, username: user, password: password, database: database, tls: tls)
+                    host: host, port: port, username: user, password: login, database: database, tls: tls)
             }
             if let schema = parameters["search_path"] {
                 configuration.options.additionalStartupParameters.append(("search_path", schema))

@@ -46,8 +46,15 @@ extension ENSimulation {
         public var adminURL: URL
 
         /// A remote key server.
-        /// - Parameter adminURL: the server's admin listener; `nil`: `serverURL` (a server that serves the test
-        ///   clock's routes on its one listener).
+        ///
+        /// - Parameters:
+        ///   - serverURL: the server's public listener (publish, `index.txt`, files).
+        ///   - adminURL: the server's admin listener; `nil`: `serverURL` (a server that serves the test clock's
+        ///     routes on its one listener).
+        ///   - exportRoot: the server's `--export-root`.
+        ///   - healthAuthorityID: the app's `healthAuthorityID`, as the server's `--health-authority-id`.
+        ///   - verificationKey: the public key the devices trust for the server's files.
+        ///   - region: the server's `--region`.
         public init(
             serverURL: URL, adminURL: URL? = nil, exportRoot: String = "", healthAuthorityID: String,
             verificationKey: ENExportVerificationKey, region: String
