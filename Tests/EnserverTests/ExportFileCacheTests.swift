@@ -16,7 +16,8 @@ struct ExportFileCacheTests {
         let http: KeyServerHTTP
         let file: ENKeyServerFile
 
-        /// How far the cache's clock is ahead of the continuous clock.
+        /// How far the cache's clock has moved from the instant the cache was made; it moves only when a test moves it,
+        /// so a slow machine cannot age the index.
         let offset = Locked(Duration.zero)
 
         init(indexLifetime: Duration) async throws {
@@ -32,7 +33,7 @@ struct ExportFileCacheTests {
                 exporter: exporter, publish: sut.http.publish,
                 cache: ExportFileCache(
                     exporter: exporter, indexLifetime: indexLifetime,
-                    now: { [offset] in ContinuousClock.now + offset.withLock { $0 } }))
+                    now: { [offset, start = ContinuousClock.now] in start + offset.withLock { $0 } }))
         }
 
         var path: String { "/exposureKeyExport-US/" + file.name }
