@@ -32,9 +32,9 @@ let package = Package(
         // On by default; `--disable-default-traits` builds without it (and without postgres-nio, swift-nio-ssl and
         // swift-crypto), as the sanitizer jobs of .ci/run do.
         .trait(name: "PostgreSQL", description: "The key server's PostgreSQL storage, through postgres-nio."),
-        // HTTPS for enserver (--tls-certificate, --tls-key), through HummingbirdTLS and swift-nio-ssl. On by default;
-        // `--disable-default-traits` builds without it (enserver then refuses the TLS options).
-        .trait(name: "TLS", description: "enserver's HTTPS, through HummingbirdTLS and swift-nio-ssl."),
+        // HTTPS for enserver and enverify (--tls-certificate, --tls-key), through HummingbirdTLS and swift-nio-ssl. On by default;
+        // `--disable-default-traits` builds without it (both then refuse the TLS options).
+        .trait(name: "TLS", description: "HTTPS for enserver and enverify, through HummingbirdTLS and swift-nio-ssl."),
         .default(enabledTraits: ["PostgreSQL", "TLS"]),
     ],
     dependencies: [
@@ -107,19 +107,24 @@ let package = Package(
                     name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
+        // One HTTP(S) request whose response body is read up to a limit as it streams in (URLSession, and
+        // FoundationNetworking on Linux): the device's key-file downloads and the verification client share it.
+        .target(name: "ENBoundedFetch", dependencies: ["ENCore"]),
         // A verification server's domain (Google's exposure-notifications-verification-server, one realm): codes,
         // tokens and certificates, API keys, its storage protocol and the SQLite store, the in-process service, the
         // app's client over a transport protocol. No HTTP.
         .target(
             name: "ENVerificationServer",
             dependencies: [
-                "ENCore", "ENCrypto", "ENKeyServer", "ENSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                "ENBoundedFetch", "ENCore", "ENCrypto", "ENKeyServer", "ENSQLite", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The facade: Apple's ENManager on any platform, over the modules above.
         .target(
             name: "ExposureNotificationKit",
-            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore"]
+            dependencies: [
+                "ENBoundedFetch", "ENCore", "ENCrypto", "ENExportFormat", "ENMatching", "ENRiskV1", "ENRiskV2", "ENStore",
+            ]
         ),
         // The test doubles an app's tests need (a scripted ExposureManaging; a fixed consent, silent and replaying
         // radios, a fixed clock, a manual scheduler), shipped as a product (as swift-nio ships NIOEmbedded).
@@ -148,12 +153,32 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "entool", dependencies: ["EntoolKit"]),
+        // What enserver and enverify share to be served on the internet: listeners with limits (timeouts, connection
+        // cap, body cap), HTTPS behind the TLS trait, the serving loop, and the option readers (durations, owner-only
+        // secret files, the failure with its exit status).
+        .target(
+            name: "ENHTTPServer",
+            dependencies: [
+                "ENCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["TLS"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["TLS"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         // enserver's commands and HTTP routes, as a library so that the tests reach them.
         .target(
             name: "EnserverKit",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENKeyServerPostgres",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ENCore", "ENCrypto", "ENExportFormat", "ENHTTPServer", "ENKeyServer", "ENKeyServerSQLite",
+                "ENKeyServerPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -161,8 +186,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["TLS"])),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["TLS"])),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -175,7 +198,7 @@ let package = Package(
         .target(
             name: "EnverifyKit",
             dependencies: [
-                "ENCore", "ENCrypto", "ENVerificationServer",
+                "ENCore", "ENCrypto", "ENHTTPServer", "ENVerificationServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -237,8 +260,8 @@ let package = Package(
         .testTarget(
             name: "EnserverTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENKeyServerPostgres",
-                "ENSimulator", "EnserverKit", "ENTestSupport", "ExposureNotificationKit",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENHTTPServer", "ENKeyServer", "ENKeyServerSQLite",
+                "ENKeyServerPostgres", "ENSimulator", "EnserverKit", "ENTestSupport", "ExposureNotificationKit",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -282,7 +305,8 @@ let package = Package(
         .testTarget(
             name: "EnverifyTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENKeyServer", "ENVerificationServer", "EnverifyKit", "ENTestSupport", "enverify",
+                "ENCore", "ENCrypto", "ENHTTPServer", "ENKeyServer", "ENVerificationServer", "EnverifyKit", "ENTestSupport",
+                "enverify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,5 +1,6 @@
 package import ArgumentParser
 import ENCore
+import ENHTTPServer
 import ENKeyServer
 import Foundation
 import Logging
@@ -114,7 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
         try network.check(host: host, verifier: options.verifier, tls: listeners.tls != nil)
         let rateLimiter = try network.rateLimiter()
         let logger = Logger(label: "enserver")
-        if !ServeNetworkOptions.isLoopback(network.adminHost) {
+        if !ListenerOptions.isLoopback(network.adminHost) {
             logger.warning(
                 "--admin-host \(network.adminHost) is not loopback: /metrics and any --test-clock routes are reachable from the network"
             )
@@ -129,8 +130,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let interval =
             exportInterval == "0" || controlled != nil
-            ? 0 : try EnserverOptions.duration(exportInterval, option: "--export-interval")
-        let refresh = try EnserverOptions.duration(indexRefresh, option: "--index-refresh")
+            ? 0 : try OptionDuration.seconds(exportInterval, option: "--export-interval")
+        let refresh = try OptionDuration.seconds(indexRefresh, option: "--index-refresh")
         guard fileCacheBytes >= 0 else {
             throw EnserverFailure("--file-cache-bytes \(fileCacheBytes): want 0 or more bytes")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ENHTTPServer
 import Foundation
 
 /// Where `enserver`'s options come from, as a service expects: the command line, then the environment, then a

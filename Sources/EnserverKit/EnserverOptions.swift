@@ -2,6 +2,7 @@ import ArgumentParser
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENHTTPServer
 import ENKeyServer
 import ENKeyServerSQLite
 import Foundation
@@ -120,9 +121,9 @@ struct EnserverOptions: ParsableArguments {
         case (.some, .some): throw EnserverFailure("--database and --postgres exclude each other: give one")
         default: break
         }
-        let period = try Self.duration(exportPeriod, option: "--export-period")
+        let period = try OptionDuration.seconds(exportPeriod, option: "--export-period")
         let signer = ENExportSigner(
-            signingKey: try Self.read(signingKey, option: "--signing-key") { pem throws(ENError) in
+            signingKey: try OptionFile.read(signingKey, option: "--signing-key") { pem throws(ENError) in
                 try P256SigningKey(pemRepresentation: pem)
             },
             keyID: keyID, keyVersion: keyVersion)
@@ -215,7 +216,7 @@ struct EnserverOptions: ParsableArguments {
             var keys: [ENVerificationCertificateVerifier.Key] = []
             for pair in certificateKey {
                 let (version, path) = try Self.split(pair, option: "--certificate-key")
-                let key = try Self.read(path, option: "--certificate-key", secret: false) { pem throws(ENError) in
+                let key = try OptionFile.read(path, option: "--certificate-key", secret: false) { pem throws(ENError) in
                     try P256VerifyingKey(pemRepresentation: pem)
                 }
                 keys.append(ENVerificationCertificateVerifier.Key(version: version, publicKey: key))
@@ -232,7 +233,7 @@ struct EnserverOptions: ParsableArguments {
         let text: String
         let source: String
         if let revisionTokenKeysFile {
-            text = try Self.read(revisionTokenKeysFile, option: "--revision-token-keys-file", secret: true) { $0 }
+            text = try OptionFile.read(revisionTokenKeysFile, option: "--revision-token-keys-file", secret: true) { $0 }
             source = "--revision-token-keys-file \(revisionTokenKeysFile)"
         } else if let value = environment["ENSERVER_REVISION_TOKEN_KEYS"], !value.isEmpty {
             text = value
@@ -272,7 +273,7 @@ struct EnserverOptions: ParsableArguments {
     /// The PostgreSQL password from `--postgres-password-file` or `ENSERVER_POSTGRES_PASSWORD`, if any.
     private func postgresPassword() throws(EnserverFailure) -> String? {
         if let postgresPasswordFile {
-            return try Self.read(postgresPasswordFile, option: "--postgres-password-file", secret: true) { text in
+            return try OptionFile.read(postgresPasswordFile, option: "--postgres-password-file", secret: true) { text in
                 text.trimmingCharacters(in: .newlines)
             }
         }
@@ -281,52 +282,11 @@ struct EnserverOptions: ParsableArguments {
 
     // MARK: Parsing
 
-    /// `4h`, `30m`, `90s`, `1d` or plain seconds, as whole seconds.
-    static func duration(_ text: String, option: String) throws(EnserverFailure) -> TimeInterval {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        var number = Substring(text)
-        var unit = 1.0
-        if let last = text.last, let scale = units[last] {
-            number = number.dropLast()
-            unit = scale
-        }
-        guard let value = Double(number), value.isFinite, value > 0 else {
-            throw EnserverFailure("\(option) \(text): want a positive duration such as 4h, 30m or 3600s")
-        }
-        return value * unit
-    }
-
+    /// `NAME=VALUE` as its two halves.
     static func split(_ pair: String, option: String) throws(EnserverFailure) -> (String, String) {
         guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
             throw EnserverFailure("\(option) \(pair): want NAME=VALUE")
         }
         return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
-    }
-
-    /// Reads the file at `path` for `option` and parses it. A `secret` file (a private key, a password, token
-    /// keys) is refused when its group or others may read it.
-    static func read<Value>(
-        _ path: String, option: String, secret: Bool = true, _ parse: (String) throws(ENError) -> Value
-    ) throws(EnserverFailure) -> Value {
-        if secret {
-            var status = stat()
-            if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
-                throw EnserverFailure(
-                    "\(option) \(path): the file may be read by its group or others (mode "
-                        + "\(String(status.st_mode & 0o777, radix: 8))): make it readable by its owner only (chmod 600)"
-                )
-            }
-        }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw EnserverFailure("\(option) \(path): cannot read the file: \(error.localizedDescription)")
-        }
-        do {
-            return try parse(text)
-        } catch {
-            throw EnserverFailure("\(option) \(path): \(error.reason)")
-        }
     }
 }

@@ -1,4 +1,5 @@
 import ENCore
+import ENHTTPServer
 package import ENKeyServer
 import Foundation
 import HTTPTypes
@@ -7,10 +8,6 @@ import HummingbirdCore
 package import Logging
 import ServiceLifecycle
 package import UnixSignals
-
-#if TLS
-    import HummingbirdTLS
-#endif
 
 /// The key server's HTTP face: Google's publish API, the export files and `index.txt`, the exposure
 /// configuration and health on the public router; metrics and the test clock on the admin router, which only the
@@ -116,78 +113,18 @@ package struct KeyServerHTTP: Sendable {
         _ listeners: KeyServerListeners, shutdownSignals: [UnixSignal] = [],
         _ body: @escaping @Sendable (KeyServerListeners.Bound) async throws -> Value
     ) async throws -> Value {
-        let (ports, announce) = AsyncStream.makeStream(of: (admin: Bool, port: Int).self)
-        let limits = listeners.limits
-        func application(_ router: Router<KeyServerRequestContext>, host: String, port: Int, admin: Bool) throws
-            -> some Service
-        {
-            let http1 = HTTPServerBuilder.http1(configuration: limits.http1Configuration())
-            let server: HTTPServerBuilder
-            #if TLS
-                if !admin, let tls = listeners.tls {
-                    server = try .tls(http1, tlsConfiguration: try tls.configuration())
-                } else {
-                    server = http1
-                }
-            #else
-                server = http1
-            #endif
-            return Application(
-                router: router, server: server,
-                configuration: ApplicationConfiguration(
-                    address: .hostname(host, port: port),
-                    availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)
-                ),
-                onServerRunning: { channel in announce.yield((admin, channel.localAddress?.port ?? port)) },
-                logger: logger)
-        }
-        var services: [any Service] = [
-            try application(router(), host: listeners.host, port: listeners.port, admin: false)
+        var served = [
+            HTTPListener(
+                host: listeners.host, port: listeners.port, tls: listeners.tls, responder: router().buildResponder())
         ]
         if let adminPort = listeners.adminPort {
-            services.append(try application(adminRouter(), host: listeners.adminHost, port: adminPort, admin: true))
+            served.append(
+                HTTPListener(host: listeners.adminHost, port: adminPort, responder: adminRouter().buildResponder()))
         }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services, gracefulShutdownSignals: shutdownSignals, logger: logger))
-        let expected = services.count
-        return try await withThrowingTaskGroup(of: Value?.self) { tasks in
-            tasks.addTask {
-                try await group.run()
-                announce.finish()
-                return nil
-            }
-            var bound = KeyServerListeners.Bound(port: -1)
-            var announced = 0
-            for await (admin, port) in ports {
-                if admin { bound.adminPort = port } else { bound.port = port }
-                announced += 1
-                if announced == expected { break }
-            }
-            guard announced == expected else {
-                // The server stopped before it listened: its error, or a plain failure.
-                while let next = try await tasks.next() { _ = next }
-                throw EnserverFailure(
-                    "the server stopped before it listened on \(listeners.host):\(listeners.port)", exitCode: 1)
-            }
-            let ready = bound
-            tasks.addTask {
-                let value = try await body(ready)
-                await group.triggerGracefulShutdown()
-                return value
-            }
-            var result: Value?
-            do {
-                while let next = try await tasks.next() {
-                    // The body's value, or the server stopped (a signal, or after the body): end the body too.
-                    if let next { result = next } else { tasks.cancelAll() }
-                }
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            guard let result else { throw CancellationError() }
-            return result
+        return try await HTTPServing.withRunningServers(
+            served, limits: listeners.limits, shutdownSignals: shutdownSignals, logger: logger
+        ) { ports in
+            try await body(KeyServerListeners.Bound(port: ports[0], adminPort: ports.count > 1 ? ports[1] : nil))
         }
     }
 

@@ -1,3 +1,5 @@
+package import ENHTTPServer
+
 /// Where a ``KeyServerHTTP`` listens and with what limits: the public listener (the publish API, the files,
 /// `index.txt`, the exposure configuration, health) and, when `adminPort` is set, the admin listener (`/metrics`,
 /// health and the test clock's routes), which the public one never serves.
@@ -13,11 +15,11 @@ package struct KeyServerListeners: Sendable {
     /// The limits of both listeners.
     package var limits: HTTPLimits
     /// The public listener's HTTPS certificate and key; `nil`: plain HTTP. (The admin listener is plain HTTP.)
-    package var tls: KeyServerTLS?
+    package var tls: ServerTLS?
 
     package init(
         host: String = "127.0.0.1", port: Int = 0, adminHost: String = "127.0.0.1", adminPort: Int? = nil,
-        limits: HTTPLimits = HTTPLimits(), tls: KeyServerTLS? = nil
+        limits: HTTPLimits = HTTPLimits(), tls: ServerTLS? = nil
     ) {
         self.tls = tls
         self.host = host

@@ -1,5 +1,6 @@
 package import ArgumentParser
 import ENCore
+import ENHTTPServer
 import ENVerificationServer
 import Foundation
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ENCore
 import ENCrypto
+import ENHTTPServer
 import ENVerificationServer
 import Foundation
 import Logging
@@ -41,6 +42,9 @@ struct EnverifyServeCommand: AsyncParsableCommand {
 
     @Option(help: "The admin API's port (0: any free port, printed at start).")
     var adminPort: Int = 8081
+
+    /// HTTPS, the connection limits and `--behind-tls-proxy`, as `enserver serve` has them.
+    @OptionGroup var listener: ListenerOptions
 
     @Option(help: "The test types codes may be issued for, comma-separated (confirmed, likely, negative).")
     var allowedTestTypes: String = "confirmed,likely,negative"
@@ -98,13 +102,13 @@ struct EnverifyServeCommand: AsyncParsableCommand {
                 "--long-code-length \(longCodeLength): want 0 or \(ENVerificationCodeGenerator.minimumLength) to 255")
         }
         configuration.longCodeLength = longCodeLength
-        configuration.codeDuration = try EnverifyDuration.seconds(codeDuration, option: "--code-duration")
-        configuration.longCodeDuration = try EnverifyDuration.seconds(longCodeDuration, option: "--long-code-duration")
-        configuration.tokenDuration = try EnverifyDuration.seconds(tokenDuration, option: "--token-duration")
-        configuration.certificateDuration = try EnverifyDuration.seconds(
+        configuration.codeDuration = try OptionDuration.seconds(codeDuration, option: "--code-duration")
+        configuration.longCodeDuration = try OptionDuration.seconds(longCodeDuration, option: "--long-code-duration")
+        configuration.tokenDuration = try OptionDuration.seconds(tokenDuration, option: "--token-duration")
+        configuration.certificateDuration = try OptionDuration.seconds(
             certificateDuration, option: "--certificate-duration")
         configuration.dateRule = ENVerificationDateRule(
-            maximumAge: try EnverifyDuration.seconds(symptomDateMaxAge, option: "--symptom-date-max-age"))
+            maximumAge: try OptionDuration.seconds(symptomDateMaxAge, option: "--symptom-date-max-age"))
         for (option, value) in [("--port", port), ("--admin-port", adminPort)] where !(0...65_535).contains(value) {
             throw EnverifyFailure("\(option) \(value): want 0 to 65535")
         }
@@ -124,35 +128,53 @@ struct EnverifyServeCommand: AsyncParsableCommand {
         return try storage.service(configuration: configuration, tokenKey: token, certificateKey: certificate)
     }
 
+    /// The limits and HTTPS of both listeners, checked against where they listen: a non-loopback address serves
+    /// HTTPS, or says a TLS proxy is in front (the admin API carries admin API keys, the device API codes and
+    /// tokens).
+    ///
+    /// - Throws: ``EnverifyFailure`` (exit 2) naming the first bad option.
+    func network() throws -> (limits: HTTPLimits, tls: ServerTLS?) {
+        let limits = try listener.limits()
+        let tls = try listener.tls()
+        try listener.checkPlainHTTP(host: host, tls: tls != nil)
+        do {
+            try listener.checkPlainHTTP(host: adminHost, tls: tls != nil)
+        } catch {
+            throw EnverifyFailure(error.message.replacingOccurrences(of: "--host", with: "--admin-host"))
+        }
+        return (limits, tls)
+    }
+
     func run() async throws {
         let logger = Logger(label: "enverify")
+        let (limits, tls) = try network()
         let service = try makeService()
         let device = VerificationHTTP(service: service, api: .device, logger: logger)
         let admin = VerificationHTTP(service: service, api: .admin, logger: logger)
-        let (host, port, adminHost, adminPort) = (host, port, adminHost, adminPort)
-        // The device listener first, then the admin listener: their lines come out in that order.
-        _ = try await device.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { bound in
-            EnverifyServeCommand.announce(host: host, port: bound)
-            return try await admin.withRunningServer(
-                host: adminHost, port: adminPort, shutdownSignals: [.sigterm, .sigint]
-            ) { bound in
-                EnverifyServeCommand.announce(host: adminHost, port: bound)
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(3600))
-                    guard !Task.isCancelled else { break }
-                    do {
-                        _ = try await service.deleteExpired()
-                    } catch {
-                        logger.error("cleanup failed: \(error)")
-                    }
+        let (host, adminHost) = (host, adminHost)
+        let scheme = tls == nil ? "http" : "https"
+        _ = try await VerificationHTTP.withRunningServers(
+            device: (device, host, port), admin: (admin, adminHost, adminPort), limits: limits, tls: tls,
+            shutdownSignals: [.sigterm, .sigint], logger: logger
+        ) { devicePort, adminPort in
+            // The device listener's line first, then the admin listener's.
+            EnverifyServeCommand.announce(scheme: scheme, host: host, port: devicePort)
+            EnverifyServeCommand.announce(scheme: scheme, host: adminHost, port: adminPort)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(3600))
+                guard !Task.isCancelled else { break }
+                do {
+                    _ = try await service.deleteExpired()
+                } catch {
+                    logger.error("cleanup failed: \(error)")
                 }
-                return true
             }
+            return true
         }
     }
 
-    /// Prints `enverify listening on http://HOST:PORT` on standard output at once.
-    static func announce(host: String, port: Int) {
-        FileHandle.standardOutput.write(Data("enverify listening on http://\(host):\(port)\n".utf8))
+    /// Prints `enverify listening on SCHEME://HOST:PORT` on standard output at once.
+    static func announce(scheme: String = "http", host: String, port: Int) {
+        FileHandle.standardOutput.write(Data("enverify listening on \(scheme)://\(host):\(port)\n".utf8))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ENCore
 import ENCrypto
+import ENHTTPServer
 import ENVerificationServer
 import Foundation
 
@@ -33,7 +34,7 @@ struct EnverifyStorageOptions: ParsableArguments {
         var text: String
         if let path = secretFile ?? environment["ENVERIFY_SECRET_FILE"] {
             let option = secretFile != nil ? "--secret-file" : "ENVERIFY_SECRET_FILE"
-            text = try Self.readOwnerOnlyFile(path, option: option)
+            text = try OptionFile.text(path, option: option, maximumBytes: Self.maximumFileBytes)
         } else if let secret = environment["ENVERIFY_SECRET"] {
             text = secret
         } else {
@@ -87,36 +88,9 @@ struct EnverifyStorageOptions: ParsableArguments {
         }
     }
 
-    /// The text of the file at `path`, which must be readable by its owner only and at most
-    /// ``maximumFileBytes`` long.
-    static func readOwnerOnlyFile(_ path: String, option: String) throws -> String {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw EnverifyFailure("\(option) \(path): cannot be read")
-        }
-        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
-            throw EnverifyFailure(
-                "\(option) \(path): readable by group or others (mode \(String(mode, radix: 8))); chmod 600 it")
-        }
-        if let size = (attributes[.size] as? NSNumber)?.intValue, size > maximumFileBytes {
-            throw EnverifyFailure("\(option) \(path): longer than \(maximumFileBytes) bytes")
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw EnverifyFailure("\(option) \(path): cannot be read")
-        }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: maximumFileBytes + 1)) ?? Data()
-        guard data.count <= maximumFileBytes, let text = String(data: data, encoding: .utf8) else {
-            throw EnverifyFailure("\(option) \(path): not UTF-8 text of at most \(maximumFileBytes) bytes")
-        }
-        return text
-    }
-
     /// The P-256 private key in the PEM file at `path`, readable by its owner only.
     static func privateKey(_ path: String, option: String) throws -> P256SigningKey {
-        let text = try readOwnerOnlyFile(path, option: option)
+        let text = try OptionFile.text(path, option: option, maximumBytes: maximumFileBytes)
         do {
             return try P256SigningKey(pemRepresentation: text)
         } catch {

@@ -1,10 +1,10 @@
 import ENCore
+package import ENHTTPServer
 package import ENVerificationServer
 import Foundation
 import HTTPTypes
 package import Hummingbird
 package import Logging
-import ServiceLifecycle
 package import UnixSignals
 
 /// One of `enverify`'s listeners: the device API or the admin API of an ``ENVerificationService`` over HTTP, routed
@@ -65,53 +65,24 @@ package struct VerificationHTTP: Sendable {
             logger: logger)
     }
 
-    /// Serves on `host`:`port` (0: a free port the system picks) until `body` returns, then shuts the server down
-    /// gracefully; `body` gets the bound port. With `shutdownSignals` (SIGTERM, SIGINT for a process), a signal
-    /// ends the server too and `body` is cancelled.
-    ///
-    /// TODO(merge with #35's EnserverKit): this is EnserverKit's `KeyServerHTTP.withRunningServer` for a
-    /// responder; once EnserverKit's limits, timeouts, TLS and connection cap live in a shared module, serve
-    /// through that instead.
-    package func withRunningServer<Value: Sendable>(
-        host: String = "127.0.0.1", port: Int = 0, shutdownSignals: [UnixSignal] = [],
-        _ body: @escaping @Sendable (Int) async throws -> Value
+    /// Serves `device` and `admin` on their listeners, with `limits` and, when given, HTTPS on both (the admin API
+    /// carries admin API keys), until `body` returns, then shuts both down gracefully; `body` gets the bound ports
+    /// (device, admin). With `shutdownSignals` (SIGTERM, SIGINT for a process), a signal ends the servers too and
+    /// `body` is cancelled.
+    package static func withRunningServers<Value: Sendable>(
+        device: (http: VerificationHTTP, host: String, port: Int),
+        admin: (http: VerificationHTTP, host: String, port: Int),
+        limits: HTTPLimits = HTTPLimits(), tls: ServerTLS? = nil, shutdownSignals: [UnixSignal] = [],
+        logger: Logger = Logger(label: "enverify"),
+        _ body: @escaping @Sendable (_ device: Int, _ admin: Int) async throws -> Value
     ) async throws -> Value {
-        let (ports, announce) = AsyncStream.makeStream(of: Int.self)
-        let app = application(host: host, port: port) { bound in
-            announce.yield(bound)
-            announce.finish()
-        }
-        let services = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [app], gracefulShutdownSignals: shutdownSignals, logger: logger))
-        return try await withThrowingTaskGroup(of: Value?.self) { tasks in
-            tasks.addTask {
-                try await services.run()
-                announce.finish()
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let bound = await iterator.next() else {
-                while let next = try await tasks.next() { _ = next }
-                throw EnverifyFailure("the server stopped before it listened on \(host):\(port)", exitCode: 1)
-            }
-            tasks.addTask {
-                let value = try await body(bound)
-                await services.triggerGracefulShutdown()
-                return value
-            }
-            var result: Value?
-            do {
-                while let next = try await tasks.next() {
-                    if let next { result = next } else { tasks.cancelAll() }
-                }
-            } catch {
-                await services.triggerGracefulShutdown()
-                throw error
-            }
-            guard let result else { throw CancellationError() }
-            return result
-        }
+        let listeners = [
+            HTTPListener(host: device.host, port: device.port, tls: tls, responder: device.http.responder()),
+            HTTPListener(host: admin.host, port: admin.port, tls: tls, responder: admin.http.responder()),
+        ]
+        return try await HTTPServing.withRunningServers(
+            listeners, limits: limits, shutdownSignals: shutdownSignals, logger: logger
+        ) { ports in try await body(ports[0], ports[1]) }
     }
 
     /// Reads the body up to the limit and hands the request to the service.
@@ -131,7 +102,7 @@ package struct VerificationHTTP: Sendable {
             }
         } catch {
             logger.info("\(endpoint.path): the request body could not be read: \(error)")
-            exceeds = body.readableBytes >= limit
+            exceeds = error is RequestBodyCap.Exceeded || body.readableBytes >= limit
         }
         let chaff = !(request.headers[.xChaff] ?? "").isEmpty
         let answer = await service.respond(

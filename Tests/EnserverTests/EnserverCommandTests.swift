@@ -2,6 +2,7 @@ import ArgumentParser
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENHTTPServer
 import ENKeyServer
 import ENKeyServerSQLite
 import ENTestSupport

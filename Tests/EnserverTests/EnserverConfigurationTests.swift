@@ -1,6 +1,7 @@
 import ArgumentParser
 import ENCore
 import ENCrypto
+import ENHTTPServer
 import ENTestSupport
 import EnserverKit
 import Foundation

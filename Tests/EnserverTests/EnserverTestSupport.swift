@@ -184,9 +184,3 @@ func runEnserver(_ arguments: [String]) async throws {
         try command.run()
     }
 }
-
-/// Writes a secret (a private key, a password, token keys) readable by its owner only, as `enserver` requires.
-func writeSecret(_ text: String, toFile path: String) throws {
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
-    guard chmod(path, 0o600) == 0 else { throw POSIXError(.EPERM) }
-}

@@ -1,4 +1,5 @@
 import ENCore
+import ENHTTPServer
 import ENKeyServer
 import ENKeyServerSQLite
 import ENTestSupport

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ENCrypto
+import ENHTTPServer
 import ENTestSupport
 import EnserverKit
 import Foundation

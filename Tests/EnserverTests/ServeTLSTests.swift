@@ -1,4 +1,5 @@
 #if TLS
+    import ENHTTPServer
     import ENTestSupport
     import EnserverKit
     import Foundation
@@ -8,37 +9,14 @@
     /// trusts it (curl with it as its CA).
     @Suite("enserver: HTTPS")
     struct ServeTLSTests {
-        static let curl = ExternalTool("curl")
-
-        /// A self-signed certificate for 127.0.0.1 and its key, in `directory`.
-        static func makeCertificate(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
-            let (certificate, key) = (directory.path("tls-cert.pem"), directory.path("tls-key.pem"))
-            let made = try ExternalTool.openssl.run([
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-                "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
-                "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            ])
-            try #require(made.status == 0, "\(String(decoding: made.stderr, as: UTF8.self))")
-            chmod(key, 0o600)
-            return (certificate, key)
-        }
-
-        /// `curl ARGUMENTS`, its output and exit status, off the cooperative pool.
-        static func curl(_ arguments: [String]) async -> (status: Int32, output: String) {
-            await offThePool {
-                guard let result = try? curl.run(["-s", "--max-time", "20"] + arguments) else { return (-1, "") }
-                return (result.status, result.output)
-            }
-        }
-
         @Test(
             "HTTPS with a test certificate: a publish and index.txt through a client trusting it; plain HTTP fails",
-            .enabled(if: ExternalTool.openssl.isAvailable && curl.isAvailable))
+            .enabled(if: TestTLS.isAvailable))
         func https() async throws {
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }
-            let (certificate, key) = try Self.makeCertificate(in: directory)
-            let tls = KeyServerTLS(
+            let (certificate, key) = try TestTLS.makeCertificate(in: directory)
+            let tls = ServerTLS(
                 certificateChainPEM: try String(contentsOfFile: certificate, encoding: .utf8),
                 privateKeyPEM: try String(contentsOfFile: key, encoding: .utf8))
             let body = directory.path("publish.json")
@@ -48,15 +26,15 @@
             { bound in
                 let base = "https://127.0.0.1:\(bound.port)"
                 return (
-                    await Self.curl([
+                    await TestTLS.curl([
                         "--cacert", certificate, "-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
                         "@\(body)", "-w", "\n%{http_code}", "\(base)/v1/publish",
                     ]),
-                    await Self.curl([
+                    await TestTLS.curl([
                         "--cacert", certificate, "-w", "%{http_code}", "\(base)/exposureKeyExport-US/index.txt",
                     ]),
-                    await Self.curl(["-w", "%{http_code}", "http://127.0.0.1:\(bound.port)/health"]),
-                    await Self.curl(["-w", "%{http_code}", "\(base)/health"])
+                    await TestTLS.curl(["-w", "%{http_code}", "http://127.0.0.1:\(bound.port)/health"]),
+                    await TestTLS.curl(["-w", "%{http_code}", "\(base)/health"])
                 )
             }
             #expect(publish.status == 0 && publish.output.hasSuffix("\n200"), "\(publish)")
@@ -68,16 +46,16 @@
 
         @Test(
             "the executable serves HTTPS and says https:// in its listening line",
-            .enabled(if: ExternalTool.openssl.isAvailable && curl.isAvailable && ExternalTool.enserver.isAvailable))
+            .enabled(if: TestTLS.isAvailable && ExternalTool.enserver.isAvailable))
         func executable() async throws {
             let directory = try TemporaryDirectory()
             defer { directory.cleanUp() }
-            let (certificate, key) = try Self.makeCertificate(in: directory)
+            let (certificate, key) = try TestTLS.makeCertificate(in: directory)
             let server = try await EnserverProcess.start(
                 try EnserverProcess.baseOptions(directory) + [
                     "--verifier", "accept-all", "--tls-certificate", certificate, "--tls-key", key, "--admin-port", "0",
                 ], in: directory, scheme: "https")
-            let health = await Self.curl(
+            let health = await TestTLS.curl(
                 ["--cacert", certificate, "-w", "%{http_code}", "https://127.0.0.1:\(server.port)/health"])
             await server.stop()
             #expect(health.output == "ok200", "\(health) \(server.log)")

@@ -55,12 +55,6 @@ func keyServerVerifier(issuer: String, audience: String, keyID: String, key: P25
     ])
 }
 
-/// Writes `text` to `path` readable by its owner only.
-func writeSecret(_ text: String, toFile path: String) throws {
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-}
-
 /// A directory with what `enverify serve` needs: the secret file, the two private keys (owner-only), and the
 /// options naming them and a database in it.
 struct EnverifySetup {

@@ -1,3 +1,4 @@
+internal import ENBoundedFetch
 internal import ENCore
 public import Foundation
 
@@ -48,114 +49,7 @@ public struct ENVerificationHTTPTransport: ENVerificationTransport {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue(apiKey, forHTTPHeaderField: "X-API-Key")
         if chaff { request.setValue("1", forHTTPHeaderField: "X-Chaff") }
-        let (status, data) = try await LimitedPost.send(request, maximumBytes: maximumResponseBytes)
+        let (status, data) = try await BoundedFetch.send(request, maximumBytes: maximumResponseBytes)
         return ENVerificationHTTPResponse(status: status, body: data)
-    }
-}
-
-/// One HTTP request whose response body is read up to a limit while it streams in: the request is cancelled as
-/// soon as the body (or its announced length) goes over the limit.
-final class LimitedPost: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: every mutable field is behind `state`'s lock; URLSession calls the delegate on its own queue.
-    private struct State {
-        var status = 0
-        var body = Data()
-        var failure: ENError?
-        var continuation: CheckedContinuation<Result<(Int, Data), ENError>, Never>?
-        var finished: Result<(Int, Data), ENError>?
-    }
-
-    private let url: String
-    private let maximumBytes: Int
-    private let state = Locked(State())
-
-    private init(url: String, maximumBytes: Int) {
-        self.url = url
-        self.maximumBytes = maximumBytes
-    }
-
-    /// Sends `request` and returns the status and the body.
-    static func send(_ request: URLRequest, maximumBytes: Int) async throws(ENError) -> (Int, Data) {
-        let post = LimitedPost(url: request.url?.absoluteString ?? "", maximumBytes: maximumBytes)
-        let session = URLSession(configuration: .ephemeral, delegate: post, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: request)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                post.wait(continuation)
-                task.resume()
-            }
-        } onCancel: {
-            task.cancel()
-        }
-        return try result.get()
-    }
-
-    private func wait(_ continuation: CheckedContinuation<Result<(Int, Data), ENError>, Never>) {
-        let finished = state.withLock { state in
-            state.continuation = continuation
-            return state.finished
-        }
-        if let finished { finish(finished) }
-    }
-
-    private func finish(_ result: Result<(Int, Data), ENError>) {
-        let continuation = state.withLock { state in
-            guard state.continuation != nil else {
-                state.finished = result
-                return CheckedContinuation<Result<(Int, Data), ENError>, Never>?.none
-            }
-            let continuation = state.continuation
-            state.continuation = nil
-            return continuation
-        }
-        continuation?.resume(returning: result)
-    }
-
-    private func overLimit(_ task: URLSessionTask) {
-        state.withLock { state in
-            if state.failure == nil {
-                state.failure = ENError(
-                    .badFormat, "the response body is over the limit of \(maximumBytes) bytes",
-                    context: .init(file: url))
-            }
-            state.body = Data()
-        }
-        task.cancel()
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        if response.expectedContentLength > Int64(maximumBytes) {
-            overLimit(dataTask)
-            return completionHandler(.cancel)
-        }
-        state.withLock { $0.status = (response as? HTTPURLResponse)?.statusCode ?? 0 }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = state.withLock { state in
-            guard state.failure == nil else { return false }
-            guard state.body.count + data.count <= maximumBytes else { return true }
-            state.body.append(data)
-            return false
-        }
-        if over { overLimit(dataTask) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let result: Result<(Int, Data), ENError> = state.withLock { state in
-            if let failure = state.failure { return .failure(failure) }
-            if let error {
-                return .failure(
-                    ENError(
-                        .dataInaccessible, "cannot post: \(error.localizedDescription)", context: .init(file: url)))
-            }
-            return .success((state.status, state.body))
-        }
-        finish(result)
     }
 }

@@ -1,3 +1,4 @@
+internal import ENBoundedFetch
 public import ENCore
 public import Foundation
 
@@ -137,7 +138,7 @@ public struct ENKeyFileDownloader: Sendable {
         // mutates it.
         let configuration = Unchecked(session.configuration)
         return { (url: URL, maximumBytes: Int) async throws(ENError) -> Data in
-            try await LimitedDownload.fetch(url, maximumBytes: maximumBytes, configuration: configuration.value)
+            try await BoundedFetch.fetch(url, maximumBytes: maximumBytes, configuration: configuration.value)
         }
     }
 }

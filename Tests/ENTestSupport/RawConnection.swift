@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -9,11 +9,11 @@ import Foundation
 /// A TCP connection to 127.0.0.1 through the socket API, for tests that misbehave as a client: send a request a
 /// byte at a time, or a body that never ends, and see when the server hangs up. Sends and reads block, so they run
 /// on a thread of their own: a blocked cooperative thread could starve the server in the same process.
-final class RawConnection: @unchecked Sendable {
+public final class RawConnection: @unchecked Sendable {
     private let descriptor: Int32
 
     /// Connects to 127.0.0.1:`port`; a send blocks at most `sendTimeout` seconds.
-    init(port: Int, sendTimeout: Int = 30) throws {
+    public init(port: Int, sendTimeout: Int = 30) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
         var timeout = timeval(tv_sec: sendTimeout, tv_usec: 0)
@@ -36,15 +36,15 @@ final class RawConnection: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// The `errno` of the last failed read, if any.
-    private(set) var lastError: Int32?
+    public private(set) var lastError: Int32?
 
     /// Sends all of `data`; `false` when the connection failed (the server closed it) before all was sent.
-    func send(_ data: Data) async -> Bool {
+    public func send(_ data: Data) async -> Bool {
         await offThePool { self.sendBlocking(data) }
     }
 
     /// What the server sent until it closed the connection or `seconds` passed with nothing more.
-    func readAll(timeout seconds: Int = 10) async -> Data {
+    public func readAll(timeout seconds: Int = 10) async -> Data {
         await offThePool { self.readAllBlocking(timeout: seconds) }
     }
 
@@ -66,13 +66,13 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Whether the server has sent anything yet, without waiting.
-    var hasData: Bool {
+    public var hasData: Bool {
         var byte: UInt8 = 0
         return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
     /// Whether the server has closed the connection (end of stream or reset), without waiting.
-    var closedByServer: Bool {
+    public var closedByServer: Bool {
         var byte: UInt8 = 0
         let received = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         if received == 0 { return true }
@@ -96,7 +96,7 @@ final class RawConnection: @unchecked Sendable {
 
 /// Runs `work`, which blocks, on a thread of its own: a blocked cooperative thread could starve a server running in
 /// the test's process.
-func offThePool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+public func offThePool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
     await withCheckedContinuation { continuation in
         Thread { continuation.resume(returning: work()) }.start()
     }

@@ -1,8 +1,7 @@
-import Hummingbird
-import HummingbirdCore
+package import HummingbirdCore
 import NIOCore
 
-/// The limits every `enserver` listener enforces on its clients, all on by default: how long a connection may idle,
+/// The limits every `enserver` and `enverify` listener enforces on its clients, all on by default: how long a connection may idle,
 /// how long a request may take to arrive, how many connections are open at once, and how large a body may be.
 package struct HTTPLimits: Sendable {
     /// A connection with nothing read or written for this long is closed (Hummingbird's HTTP/1 idle timeout).
@@ -14,7 +13,7 @@ package struct HTTPLimits: Sendable {
     /// `MaximumAvailableConnections`).
     package var maximumConnections: Int
     /// A request body over this many bytes is not read further: its connection is closed once the request is
-    /// answered (``RequestBodyCap``). The publish API's own limit is 64,000 bytes.
+    /// answered (``RequestBodyCap``). The publish API's own limit and Google's verification API's are 64,000 bytes.
     package var maximumBodyBytes: Int
 
     /// The documented defaults: 60 s idle, 30 s to send a request, 1,024 connections, 64,000-byte bodies.
@@ -30,7 +29,7 @@ package struct HTTPLimits: Sendable {
 
     /// Hummingbird's HTTP/1 configuration with these limits: the idle timeout, and the read timeout and body cap as
     /// channel handlers (made anew for each connection).
-    func http1Configuration() -> HTTP1Channel.Configuration {
+    package func http1Configuration() -> HTTP1Channel.Configuration {
         let readTimeout = TimeAmount(readTimeout)
         let maximumBodyBytes = maximumBodyBytes
         return HTTP1Channel.Configuration(

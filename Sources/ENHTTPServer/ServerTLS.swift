@@ -1,10 +1,10 @@
 #if TLS
-    import NIOSSL
+    package import NIOSSL
 #endif
 
-/// The certificate chain and private key of the public listener's HTTPS (`--tls-certificate`, `--tls-key`), as
+/// The certificate chain and private key of a public listener's HTTPS (`--tls-certificate`, `--tls-key`), as
 /// PEM text; served through Hummingbird's TLS channel (swift-nio-ssl), in builds with the `TLS` trait.
-package struct KeyServerTLS: Sendable {
+package struct ServerTLS: Sendable {
     /// The server's certificate, then any intermediates, in PEM.
     package var certificateChainPEM: String
     /// The certificate's private key, in PEM.
@@ -17,19 +17,19 @@ package struct KeyServerTLS: Sendable {
 
     #if TLS
         /// swift-nio-ssl's server configuration: TLS 1.2 or later with its default ciphers.
-        func configuration() throws(EnserverFailure) -> TLSConfiguration {
+        package func configuration() throws(ServerFailure) -> TLSConfiguration {
             let chain: [NIOSSLCertificate]
             do {
                 chain = try NIOSSLCertificate.fromPEMBytes(Array(certificateChainPEM.utf8))
             } catch {
-                throw EnserverFailure("--tls-certificate: not a PEM certificate chain: \(error)")
+                throw ServerFailure("--tls-certificate: not a PEM certificate chain: \(error)")
             }
-            guard !chain.isEmpty else { throw EnserverFailure("--tls-certificate: no certificate in the file") }
+            guard !chain.isEmpty else { throw ServerFailure("--tls-certificate: no certificate in the file") }
             let key: NIOSSLPrivateKey
             do {
                 key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
             } catch {
-                throw EnserverFailure("--tls-key: not a PEM private key: \(error)")
+                throw ServerFailure("--tls-key: not a PEM private key: \(error)")
             }
             var configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))

@@ -9,16 +9,18 @@ import NIOHTTPTypes
 ///
 /// The close lingers as a web server's does, so that the client reads the answer instead of a reset: the server
 /// shuts its side, then drops what the client still sends for at most ``lingerTime`` and ``lingerBytes``.
-final class RequestBodyCap: ChannelDuplexHandler, RemovableChannelHandler {
+package final class RequestBodyCap: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
     /// The error a route reading the body gets after the cap's bytes.
-    struct Exceeded: Error, CustomStringConvertible {
-        var maximumBytes: Int
-        var description: String { "the request body is over \(maximumBytes) bytes" }
+    package struct Exceeded: Error, CustomStringConvertible {
+        /// The cap that was passed.
+        package var maximumBytes: Int
+        /// What a log line says.
+        package var description: String { "the request body is over \(maximumBytes) bytes" }
     }
 
     /// The most body bytes dropped while the close lingers.
