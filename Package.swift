@@ -147,8 +147,8 @@ let package = Package(
         .target(
             name: "EntoolKit",
             dependencies: [
-                "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENRiskV1", "ENRiskV2", "ENSimulator",
-                "EntoolInputs", "ExposureNotificationKit", "ExposureNotificationKitTesting",
+                "ENCore", "ENCrypto", "ENEvaluation", "ENExportFormat", "ENKeyServer", "ENRiskV1", "ENRiskV2",
+                "ENSimulator", "ENVerificationServer", "EntoolInputs", "ExposureNotificationKit", "ExposureNotificationKitTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -345,7 +345,9 @@ let package = Package(
         ),
         .testTarget(
             name: "EntoolTests",
-            dependencies: ["ENCore", "ENCrypto", "ENExportFormat", "ENStore", "entool", "ENTestSupport"]),
+            dependencies: [
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENStore", "entool", "ENTestSupport",
+            ]),
     ]
 )
 

@@ -21,6 +21,7 @@ package struct Entool: AsyncParsableCommand {
             InspectCommand.self,
             VerifyCommand.self,
             ExportCommand.self,
+            CertificateCommand.self,
             ScoreCommand.self,
             DemoCommand.self,
             DetectCommand.self,

@@ -11,24 +11,36 @@ import Testing
 @Suite("enserver: closed by default")
 struct ServeSecurityTests {
     @Test(
-        "a certificate-less publish to a default `serve` is refused with 401, as Google refuses an invalid certificate",
-        .enabled(if: ExternalTool.enserver.isAvailable))
+        "a certificate-less publish to a default `serve` gets Google's 401; with `entool certificate`'s, it is accepted",
+        .enabled(if: ExternalTool.enserver.isAvailable && ExternalTool.entool.isAvailable))
     func certificateByDefault() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let verificationKey = directory.path("verification.pem")
-        try P256SigningKey().publicKey.pemRepresentation.write(
-            toFile: verificationKey, atomically: true, encoding: .utf8)
+        let signingKey = try P256SigningKey()
+        let (verificationKey, privateKey) = (directory.path("verification.pem"), directory.path("ha.pem"))
+        try signingKey.publicKey.pemRepresentation.write(toFile: verificationKey, atomically: true, encoding: .utf8)
+        try writeSecret(try signingKey.pemRepresentation, toFile: privateKey)
         let server = try await EnserverProcess.start(
             try EnserverProcess.baseOptions(directory) + [
                 "--certificate-issuer", "example.verification", "--certificate-audience", "example.keyserver",
                 "--certificate-key", "v1=\(verificationKey)",
             ], in: directory, admin: false)
-        let reply = try await LoopbackClient(port: server.port).publish(publishBody(count: 2))
+        let body = publishBody(count: 2, at: Date())
+        let client = LoopbackClient(port: server.port)
+        let refused = try await client.publish(body)
+        try body.write(toFile: directory.path("publish.json"), atomically: true, encoding: .utf8)
+        let minted = try ExternalTool.entool.run([
+            "certificate", directory.path("publish.json"), "--signing-key", privateKey, "--key-id", "v1", "--issuer",
+            "example.verification", "--audience", "example.keyserver",
+        ])
+        let accepted = try await client.publish(minted.output)
         await server.stop()
-        #expect(reply.status == 401, "\(reply.text)")
+        #expect(refused.status == 401, "\(refused.text)")
         #expect(
-            try jsonObject(reply.text)["code"] as? String == "health_authority_verification_certificate_invalid")
+            try jsonObject(refused.text)["code"] as? String == "health_authority_verification_certificate_invalid")
+        #expect(minted.status == 0, "\(String(decoding: minted.stderr, as: UTF8.self))")
+        #expect(accepted.status == 200, "\(accepted.text)")
+        #expect(try jsonObject(accepted.text)["insertedExposures"] as? Int == 2, "\(accepted.text)")
     }
 
     @Test("`--verifier accept-all` is refused, naming it, on any address but loopback")

@@ -45,8 +45,7 @@ extension ENVerificationService {
             symptomOnsetInterval: subject.symptomDate?.intervalNumber ?? 0, tekmac: request.ekeyhmac)
         let certificate: String
         do {
-            certificate = try ENVerificationJWT.sign(
-                claims: certificateClaims.goJSONMembers, keyID: configuration.certificateKeyID, key: certificateKey)
+            certificate = try certificateClaims.signed(keyID: configuration.certificateKeyID, key: certificateKey)
         } catch {
             return .failure(ENVerificationAPIError(status: 500, message: "\(error)", code: .internalServerError))
         }

@@ -1,3 +1,6 @@
+public import ENCore
+public import ENCrypto
+
 /// The claims of a verification certificate (the key server's `VerificationClaims`: golang-jwt v3's
 /// `StandardClaims`, then `reportType`, `symptomOnsetInterval` (omitted when 0) and `tekmac`), as Google's
 /// `/api/certificate` fills them.
@@ -32,6 +35,14 @@ public struct ENVerificationCertificateClaims: Hashable, Sendable {
         self.reportType = reportType
         self.symptomOnsetInterval = symptomOnsetInterval
         self.tekmac = tekmac
+    }
+
+    /// The certificate: these claims as Google's verification server signs them, an ES256 JWT with `kid` `keyID`
+    /// in its header, signed with `key`. `/api/certificate` signs this way; `entool certificate` too.
+    ///
+    /// - Throws: `ENError` when signing fails.
+    public func signed(keyID: String, key: P256SigningKey) throws(ENError) -> String {
+        try ENVerificationJWT.sign(claims: goJSONMembers, keyID: keyID, key: key)
     }
 
     var goJSONMembers: [GoJSONValue.Member] {
