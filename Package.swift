@@ -306,7 +306,7 @@ let package = Package(
             name: "EnverifyTests",
             dependencies: [
                 "ENCore", "ENCrypto", "ENHTTPServer", "ENKeyServer", "ENVerificationServer", "EnverifyKit", "ENTestSupport",
-                "enverify",
+                "enserver", "enverify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

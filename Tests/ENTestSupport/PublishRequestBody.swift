@@ -13,6 +13,8 @@ public struct PublishRequestBody: Sendable {
     public var symptomOnsetInterval: UInt32?
     /// `verificationPayload`, left out when empty.
     public var verificationPayload: String
+    /// `hmackey` (base64), left out when empty.
+    public var hmacKey: String
     /// `revisionToken`, left out when empty.
     public var revisionToken: String
     /// `padding`, left out when `nil`.
@@ -21,8 +23,9 @@ public struct PublishRequestBody: Sendable {
     /// Creates a body.
     public init(
         keys: [ENTemporaryExposureKey], healthAuthorityID: String, symptomOnsetInterval: UInt32? = nil,
-        verificationPayload: String = "", revisionToken: String = "", padding: String? = nil
+        verificationPayload: String = "", hmacKey: String = "", revisionToken: String = "", padding: String? = nil
     ) {
+        self.hmacKey = hmacKey
         self.keys = keys
         self.healthAuthorityID = healthAuthorityID
         self.symptomOnsetInterval = symptomOnsetInterval
@@ -43,6 +46,7 @@ public struct PublishRequestBody: Sendable {
         ]
         if let symptomOnsetInterval { fields.append(#""symptomOnsetInterval":\#(symptomOnsetInterval)"#) }
         if !verificationPayload.isEmpty { fields.append(#""verificationPayload":"\#(verificationPayload)""#) }
+        if !hmacKey.isEmpty { fields.append(#""hmackey":"\#(hmacKey)""#) }
         if !revisionToken.isEmpty { fields.append(#""revisionToken":"\#(revisionToken)""#) }
         if let padding { fields.append(#""padding":"\#(padding)""#) }
         return "{" + fields.joined(separator: ",") + "}"
