@@ -75,7 +75,8 @@ struct ThreeServicesTests {
                 _ = child.waitForExit()
             }
         }
-        let verifyURLs = try await Self.listeningURLs(verifyOutput, prefix: "enverify listening on ", count: 2, enverify)
+        let verifyURLs = try await Self.listeningURLs(
+            verifyOutput, prefix: "enverify listening on ", count: 2, enverify)
         let serverURL = try #require(
             try await Self.listeningURLs(serverOutput, prefix: "enserver listening on ", count: 1, enserver).first)
 
