@@ -135,7 +135,7 @@ let package = Package(
             name: "ENSimulator",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENRiskV1", "ENRiskV2",
-                "ExposureNotificationKit", "ExposureNotificationKitTesting",
+                "ENVerificationServer", "ExposureNotificationKit", "ExposureNotificationKitTesting",
             ]
         ),
 
@@ -327,9 +327,8 @@ let package = Package(
         .testTarget(
             name: "ENSimulatorTests",
             dependencies: [
-                "ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit",
-                "ExposureNotificationKitTesting",
-                "ENTestSupport",
+                "ENCore", "ENKeyServer", "ENKeyServerSQLite", "ENRiskV1", "ENRiskV2", "ENSimulator",
+                "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENTestSupport",
             ]
         ),
         // The seed sample's tests: the ported sample in process, and the example run as a program.

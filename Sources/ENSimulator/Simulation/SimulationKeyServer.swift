@@ -1,5 +1,6 @@
 internal import ENCore
 internal import ENKeyServer
+internal import ENVerificationServer
 internal import Foundation
 
 /// Where a device is in the key server's list of files: the next file index (in process) or the last `index.txt`
@@ -22,21 +23,46 @@ protocol SimulationKeyServer: Sendable {
     ) async throws(ENError) -> (urls: [URL], cursor: SimulationFileCursor)
 }
 
-/// The in-process `ENDiagnosisKeyServer` of a run: the same publish rules as the remote server's HTTP API.
+/// The in-process `ENDiagnosisKeyServer` of a run, closed as `enserver --verifier certificate` is: keys reach it
+/// through Google's publish API (`ENPublishHandler`) with a certificate from the run's health authority
+/// (``SimulationHealthAuthority``), never through a trusted side door.
 struct InProcessKeyServer: SimulationKeyServer {
     let server: ENDiagnosisKeyServer
     let runner: SimulationRunner
+    /// Who certifies the keys; the publish API trusts its certificate key.
+    let authority: SimulationHealthAuthority
+
+    /// The publish API over the server's storage, rules and clock, with the health authority's app. The app keeps
+    /// no revision token, so it may send stored keys again (Google's `BypassRevisionToken`): they count as
+    /// duplicates.
+    var handler: ENPublishHandler {
+        var rules = server.rules
+        rules.authorizedApps = authority.authorizedApps.map {
+            var app = $0
+            app.bypassesRevisionToken = true
+            return app
+        }
+        rules.revisionTokenKeys = authority.revisionTokenKeys
+        return ENPublishHandler(storage: server.storage, configuration: rules, clock: server.clock)
+    }
 
     func post(_ keys: [ENTemporaryExposureKey], symptomOnsetDay: UInt32) async throws(ENError) -> ENKeyServerPostResult
     {
         var total = ENKeyServerPostResult()
-        // Google's limit, as over HTTP: at most 30 keys a request.
+        let handler = handler
+        // Google's limit, as over HTTP: at most 30 keys a request, each request with its own certificate.
         for start in stride(from: 0, to: keys.count, by: 30) {
-            let result = try await server.postDiagnosisKeys(
-                Array(keys[start..<min(start + 30, keys.count)]),
-                symptomOnsetInterval: symptomOnsetDay * ENIntervalNumberPerDay)
-            total.accepted += result.accepted
-            total.duplicates += result.duplicates + result.revised + result.rejected
+            let part = Array(keys[start..<min(start + 30, keys.count)])
+            let request = try await authority.certifiedRequest(for: part, symptomOnsetDay: symptomOnsetDay)
+            let reply = await handler.publish(request)
+            guard reply.status == 200 else {
+                throw ENError(
+                    .badParameter,
+                    "the publish API refused the keys: \(reply.status) \(reply.response.code?.rawValue ?? "") "
+                        + reply.response.error, context: .init(section: "posted keys"))
+            }
+            total.accepted += reply.response.insertedExposures
+            total.duplicates += part.count - reply.response.insertedExposures
         }
         return total
     }

@@ -132,7 +132,7 @@ final class SimulationRunner: Sendable {
                     server: ENDiagnosisKeyServer(
                         storage: try ENKeyServerSQLiteStore(clock: clock.nowFunction),
                         configuration: serverConfiguration, clock: clock.nowFunction),
-                    runner: self)
+                    runner: self, authority: try await SimulationHealthAuthority(clock: clock.nowFunction))
             case .remote(let remote):
                 server = RemoteKeyServerClient(
                     remote, clock: clock, downloads: scratch.appendingPathComponent("remote"))
@@ -213,7 +213,7 @@ final class SimulationRunner: Sendable {
                     storage: try ENKeyServerSQLiteStore(
                         path: work.appendingPathComponent("keyserver.sqlite").path, clock: clock.nowFunction),
                     configuration: serverConfiguration, clock: clock.nowFunction),
-                runner: self)
+                runner: self, authority: try await SimulationHealthAuthority(clock: clock.nowFunction))
             let devices = try await openDevices(location: { name in
                 .directory(work.appendingPathComponent("devices").appendingPathComponent(name))
             })
