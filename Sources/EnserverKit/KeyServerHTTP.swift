@@ -1,5 +1,5 @@
 import ENCore
-import ENHTTPServer
+package import ENHTTPServer
 package import ENKeyServer
 import Foundation
 import HTTPTypes

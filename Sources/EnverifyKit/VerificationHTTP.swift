@@ -14,6 +14,8 @@ package import UnixSignals
 ///   (``ENVerificationRequestDecoder/maximumBodyByteCount``) and no further, then
 ///   ``ENVerificationService/respond(to:apiKey:contentType:body:bodyExceedsLimit:chaff:)`` with `X-API-Key`,
 ///   `Content-Type` and `X-Chaff`; its status and bytes are the answer (`Content-Type: application/json`).
+/// - A device-API request answered as chaff waits as long as the listener's recent real device-API requests took
+///   on average, at most one second (``ChaffTracker``, go-chaff's tracker, as Google's `ChaffMaxLatencyMs`).
 /// - Another method on a route of the API: 405 with an empty body (mux's `ErrMethodMismatch`).
 /// - Any other path (the other API's routes too): 404 `404 page not found` (Go's `http.NotFound`).
 package struct VerificationHTTP: Sendable {
@@ -36,12 +38,18 @@ package struct VerificationHTTP: Sendable {
     package let api: API
     /// Where requests are logged.
     package let logger: Logger
+    /// The latency of recent real requests to the routes that answer chaff, which chaff answers wait for.
+    package let chaff: ChaffTracker
 
     /// Creates a listener's routes.
-    package init(service: ENVerificationService, api: API, logger: Logger = Logger(label: "enverify")) {
+    package init(
+        service: ENVerificationService, api: API, logger: Logger = Logger(label: "enverify"),
+        chaff: ChaffTracker = ChaffTracker()
+    ) {
         self.service = service
         self.api = api
         self.logger = logger
+        self.chaff = chaff
     }
 
     /// The responder with this API's routes.
@@ -87,6 +95,7 @@ package struct VerificationHTTP: Sendable {
 
     /// Reads the body up to the limit and hands the request to the service.
     func route(_ endpoint: ENVerificationEndpoint, _ request: Request) async -> Response {
+        let started = ContinuousClock.now
         let limit = ENVerificationRequestDecoder.maximumBodyByteCount
         var body = ByteBuffer()
         var exceeds = false
@@ -108,6 +117,15 @@ package struct VerificationHTTP: Sendable {
         let answer = await service.respond(
             to: endpoint, apiKey: request.headers[.xAPIKey], contentType: request.headers[.contentType],
             body: Data(body.readableBytesView), bodyExceedsLimit: exceeds, chaff: chaff)
+        if chaff && endpoint.answersChaff && answer.status == 200 {
+            // Answered as chaff: as late as a real request takes on average (at most 1 s), as go-chaff answers.
+            if let delay = self.chaff.profile?.delay, delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+        } else if endpoint.answersChaff {
+            let elapsed = ContinuousClock.now - started
+            self.chaff.record(
+                bytes: answer.body.count,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        }
         logger.info("\(endpoint.path)", metadata: ["status": "\(answer.status)", "chaff": "\(chaff)"])
         var headers = HTTPFields()
         headers[.contentType] = ENVerificationHTTPResponse.contentType

@@ -1,5 +1,6 @@
 import ENCore
 import ENCrypto
+import ENHTTPServer
 import ENKeyServer
 import ENTestSupport
 import ENVerificationServer
@@ -159,6 +160,34 @@ struct VerificationHTTPTests {
             #expect(answer.status == 400)
             #expect(answer.status == direct.status)
             #expect(answer.body == direct.body)
+        }
+    }
+}
+
+/// Chaff on the device listener waits as long as real requests take (go-chaff's tracker, at most a second).
+@Suite("enverify HTTP: chaff timing")
+struct VerificationChaffTimingTests {
+    @Test("a real device request is recorded; a chaff answer waits the recorded latency; 401 for a bad key")
+    func chaffWaits() async throws {
+        let fixture = try await VerificationHTTPTests.Fixture()
+        let tracker = ChaffTracker()
+        let device = VerificationHTTP(service: fixture.service, api: .device, chaff: tracker).application()
+        try await device.test(.router) { client in
+            let real = try await VerificationHTTPTests.post(
+                client, "/api/verify", #"{"code":"00000000"}"#, key: fixture.deviceKey)
+            #expect(real.status == 400)
+            #expect(tracker.profile != nil, "the real request was not recorded")
+            // A profile of slow real requests: chaff must not answer sooner than they did.
+            for _ in 0..<200 { tracker.record(bytes: 1500, seconds: 0.5) }
+            let started = ContinuousClock.now
+            let chaff = try await VerificationHTTPTests.post(
+                client, "/api/verify", #"{"code":"00000000"}"#, key: fixture.deviceKey, chaff: true)
+            let waited = ContinuousClock.now - started
+            #expect(chaff.status == 200 && chaff.json.keys.sorted() == ["padding"], "\(chaff.json)")
+            #expect(waited >= .milliseconds(450), "chaff answered after \(waited)")
+            let unauthorized = try await VerificationHTTPTests.post(
+                client, "/api/verify", #"{"code":"00000000"}"#, key: "nonsense", chaff: true)
+            #expect(unauthorized.status == 401)
         }
     }
 }

@@ -1,8 +1,8 @@
 import ENCore
 import Foundation
 
-/// The profile of recent real publish responses that chaff answers imitate, as Google's key server keeps it
-/// (`mikehelmick/go-chaff`'s tracker): the size and latency of the last 100 real requests.
+/// The profile of recent real responses that chaff answers imitate, as Google's key server and verification
+/// server keep it (`mikehelmick/go-chaff`'s tracker): the size and latency of the last 100 real requests.
 ///
 /// A chaff request (`X-Chaff` header not empty) is answered after the average latency of those requests, capped
 /// at one second, with a body of about their average size; before any real request it is answered at once with
@@ -16,7 +16,7 @@ package final class ChaffTracker: Sendable {
 
     /// How many recent requests the averages cover (Google: 100).
     package let capacity: Int
-    /// The longest chaff delay (Google's `CHAFF_REQUEST_MAX_LATENCY_MS`: 1000 ms).
+    /// The longest chaff delay (Google's `CHAFF_REQUEST_MAX_LATENCY_MS`, `ChaffMaxLatencyMs`: 1000 ms).
     package let maximumDelay: Double
     private let samples = Locked<[Sample]>([])
 
