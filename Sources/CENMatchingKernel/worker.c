@@ -107,6 +107,9 @@ static int derive_identifiers(cen_worker *w, const uint8_t rpik[16], uint32_t ro
     case CEN_LEVEL_SHANI_VAES:
         cen_aes_rpis_vaes(rpik, rolling_start + skip, (count + 15) & ~15u, out);
         return 0;
+    case CEN_LEVEL_SHANI_VAES512:
+        cen_aes_rpis_vaes512(rpik, rolling_start + skip, (count + 15) & ~15u, out);
+        return 0;
 #endif
     default: {
         int length = 0;
@@ -273,9 +276,9 @@ static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const
         derive_rpiks(w, data, out, n);
         for (int l = 0; l < n && status == 0; l++) {
             const cen_key *key = &keys[chosen[l]];
-            status = derive_identifiers(w, rpik[l], key->rolling_start, skip[l], derive[l], w->identifiers);
             // The probe sees the derived part as a key of its own: start + skip, period = derived count.
             const cen_key part = {.rolling_start = key->rolling_start + skip[l], .rolling_period = derive[l]};
+            status = derive_identifiers(w, rpik[l], key->rolling_start, skip[l], derive[l], w->identifiers);
             if (status == 0) status = probe(w, index, &part, first_key_index + (uint32_t)chosen[l]);
         }
         w->keys_derived += (uint64_t)n;
