@@ -1,7 +1,7 @@
 // A matching worker: derives each key's identifiers with the chosen level and probes them.
 #define OPENSSL_SUPPRESS_DEPRECATED 1
-#include "aes_x86.h"
 #include "index.h"
+#include "sha_x86.h"
 
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -20,6 +20,8 @@ struct cen_worker {
     uint32_t day_cache_start[DAY_CACHE_SLOTS];
     uint8_t day_cache_valid[DAY_CACHE_SLOTS];
     uint8_t identifiers[CEN_MAX_IDENTIFIERS * 16] __attribute__((aligned(64)));
+    // The VAES-512 level: the identifiers of a group of 4 keys, probed while the next group's RPIKs are hashed.
+    uint8_t group_identifiers[4][CEN_MAX_IDENTIFIERS * 16] __attribute__((aligned(64)));
     cen_hit *hits;
     size_t hit_count, hit_capacity;
     uint64_t keys_derived;
@@ -57,6 +59,7 @@ void cen_worker_destroy(cen_worker *w) {
     free(w->day_cache);
     free(w->hits);
     memset(w->identifiers, 0, sizeof w->identifiers);
+    memset(w->group_identifiers, 0, sizeof w->group_identifiers);
     free(w);
 }
 
@@ -177,8 +180,7 @@ static int append_hit(cen_worker *w, uint32_t key, uint32_t observation, uint32_
 /// The flagged group of 8 identifiers starting at `i`: the exact table for each identifier the filter passes,
 /// the interval window only on exact hits. Kept out of line so that the hot loop holds nothing for it.
 static __attribute__((noinline, cold)) int probe_group(cen_worker *w, const cen_index *index, const cen_key *key,
-                                                       uint32_t key_index, uint32_t i) {
-    const uint8_t *ids = w->identifiers;
+                                                       uint32_t key_index, uint32_t i, const uint8_t *ids) {
     const uint32_t period = key->rolling_period;
     unsigned flags = 0;
     for (unsigned j = 0; j < 8; j++) {
@@ -224,46 +226,11 @@ static inline __attribute__((always_inline)) int probe(cen_worker *w, const cen_
             any |= cen_filter_bit(filter, shift, low);
         }
         if (__builtin_expect(any & 1, 0)) {
-            if (probe_group(w, index, key, key_index, i) != 0) return -1;
+            if (probe_group(w, index, key, key_index, i, ids) != 0) return -1;
         }
     }
     return 0;
 }
-
-#if CEN_X86
-/// The VAES-512 level's probe: the filter's word indices and bit positions of 8 identifiers at a time in
-/// vector registers, the 8 words fetched by scalar loads (an AVX-512 gather is several times slower on AMD
-/// Zen 4) and tested together.
-CEN_VAES512_TARGET static int probe_vaes512(cen_worker *w, const cen_index *index, const cen_key *key,
-                                            uint32_t key_index) {
-    const uint8_t *ids = w->identifiers;
-    const uint64_t *filter = index->filter;
-    const __m128i shift = _mm_cvtsi32_si128((int)index->filter_shift);
-    const __m512i low_lanes = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i c63 = _mm512_set1_epi64(63), one = _mm512_set1_epi64(1);
-    const uint32_t period = key->rolling_period;
-    uint64_t word_index[8] __attribute__((aligned(64)));
-    uint64_t words[8] __attribute__((aligned(64)));
-    for (uint32_t i = 0; i < period; i += 8) {
-        const __m512i a = _mm512_load_si512((const void *)(ids + 16 * i));
-        const __m512i b = _mm512_load_si512((const void *)(ids + 16 * i + 64));
-        const __m512i low = _mm512_permutex2var_epi64(a, low_lanes, b);
-        _mm512_store_si512((void *)word_index, _mm512_srl_epi64(low, shift));
-        for (int j = 0; j < 8; j++) {
-            uint64_t v = filter[word_index[j]];
-            __asm__("" : "+r"(v));
-            words[j] = v;
-        }
-        const __m512i wv = _mm512_load_si512((const void *)words);
-        const __m512i first = _mm512_srlv_epi64(wv, _mm512_and_si512(low, c63));
-        const __m512i second = _mm512_srlv_epi64(wv, _mm512_and_si512(_mm512_srli_epi64(low, 6), c63));
-        if (__builtin_expect(_mm512_test_epi64_mask(_mm512_and_si512(first, second), one) != 0, 0)) {
-            if (probe_group(w, index, key, key_index, i) != 0) return -1;
-        }
-    }
-    return 0;
-}
-#endif
 
 /// The part of a key's validity worth deriving: the intervals within 12 of some observation. It runs from 12
 /// before the first observation in [start - 12, end + 12) to 12 after the last one, clipped to the validity,
@@ -285,6 +252,89 @@ static inline __attribute__((always_inline)) int derivation_window(const cen_ind
     *count = (uint32_t)(to - from);
     return 1;
 }
+
+#if CEN_X86
+#define CEN_FUSED_TARGET __attribute__((target("sha,sse4.1,ssse3,avx2,bmi,bmi2,popcnt,lzcnt")))
+
+/// The probes of a group of up to 4 keys whose identifiers are in w->group_identifiers, 8 at a time.
+typedef struct {
+    cen_key part[4];  // each key's derived part as a key of its own
+    uint32_t key_index[4];
+    uint32_t groups[4];  // (period + 7) / 8
+    int n;
+    int key;         // the key being probed
+    uint32_t group;  // its next group of 8
+} probe_cursor;
+
+/// Probes the cursor's next 8 identifiers; nothing once the group is done. (The loads pass through an empty
+/// asm so that the compiler keeps the test scalar.)
+CEN_FUSED_TARGET static inline __attribute__((always_inline)) int probe_step(cen_worker *w, const cen_index *index,
+                                                                            probe_cursor *c) {
+    if (c->key >= c->n) return 0;
+    const uint8_t *ids = w->group_identifiers[c->key];
+    const uint32_t i = 8 * c->group;
+    uint64_t any = 0;
+    for (unsigned j = 0; j < 8; j++) {
+        uint64_t low;
+        memcpy(&low, ids + 16 * (i + j), 8);
+        __asm__("" : "+r"(low));
+        any |= cen_filter_bit(index->filter, index->filter_shift, low);
+    }
+    int status = 0;
+    if (__builtin_expect(any & 1, 0)) status = probe_group(w, index, &c->part[c->key], c->key_index[c->key], i, ids);
+    if (++c->group == c->groups[c->key]) {
+        c->group = 0;
+        c->key++;
+    }
+    return status;
+}
+
+/// The VAES-512 level's loop. A group's RPIKs take 768 sha256rnds2, bound by the SHA unit, and the probes of
+/// the previous group's identifiers (up to 72 groups of 8) are scalar loads and shifts: the probes run between
+/// the HKDF's rounds (one group of 8 after every 4 rounds of all chains, 80 places), on the integer units
+/// beside the SHA unit, instead of after it. Then the group's identifiers are derived, 48 blocks in flight.
+CEN_FUSED_TARGET static int match_vaes512(cen_worker *w, const cen_index *index, const cen_key *keys,
+                                          size_t count, uint32_t first_key_index) {
+    cen_hkdf_shani_prepare();
+    size_t next = 0;
+    uint8_t rpik[4][16] __attribute__((aligned(16)));
+    uint8_t *const out[4] = {rpik[0], rpik[1], rpik[2], rpik[3]};
+    probe_cursor cursor = {.n = 0};
+    int status = 0;
+    while (next < count && status == 0) {
+        size_t chosen[4];
+        uint32_t skip[4], derive[4];
+        int n = 0;
+        while (n < 4 && next < count) {
+            const cen_key *key = &keys[next];
+            if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS &&
+                derivation_window(index, key, &skip[n], &derive[n])) {
+                chosen[n++] = next;
+            }
+            next++;
+        }
+        if (n == 0) break;
+        const uint8_t *data[4];
+        for (int l = 0; l < 4; l++) data[l] = keys[chosen[l < n ? l : 0]].key_data;
+        CEN_HKDF_SHANI_X4(data, out, _Pragma("clang loop unroll(disable)"), status |= probe_step(w, index, &cursor));
+        while (cursor.key < cursor.n) status |= probe_step(w, index, &cursor);
+        cursor = (probe_cursor){.n = n};
+        for (int l = 0; l < n; l++) {
+            const cen_key *key = &keys[chosen[l]];
+            cen_aes_rpis_vaes512(rpik[l], key->rolling_start + skip[l], (derive[l] + 15) & ~15u,
+                                 w->group_identifiers[l]);
+            w->identifiers_derived += derive[l];
+            cursor.part[l] = (cen_key){.rolling_start = key->rolling_start + skip[l], .rolling_period = derive[l]};
+            cursor.key_index[l] = first_key_index + (uint32_t)chosen[l];
+            cursor.groups[l] = (derive[l] + 7) / 8;
+        }
+        w->keys_derived += (uint64_t)n;
+    }
+    while (cursor.key < cursor.n && status == 0) status |= probe_step(w, index, &cursor);
+    memset(rpik, 0, sizeof rpik);
+    return status;
+}
+#endif
 
 static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const cen_index *index, const cen_key *keys,
                                                             size_t count, uint32_t first_key_index) {
@@ -315,12 +365,6 @@ static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const
             // The probe sees the derived part as a key of its own: start + skip, period = derived count.
             const cen_key part = {.rolling_start = key->rolling_start + skip[l], .rolling_period = derive[l]};
             status = derive_identifiers(w, rpik[l], key->rolling_start, skip[l], derive[l], w->identifiers);
-#if CEN_X86
-            if (status == 0 && w->level == CEN_LEVEL_SHANI_VAES512) {
-                status = probe_vaes512(w, index, &part, first_key_index + (uint32_t)chosen[l]);
-                continue;
-            }
-#endif
             if (status == 0) status = probe(w, index, &part, first_key_index + (uint32_t)chosen[l]);
         }
         w->keys_derived += (uint64_t)n;
@@ -345,6 +389,7 @@ static int match_bmi2(cen_worker *w, const cen_index *index, const cen_key *keys
 int cen_worker_match(cen_worker *w, const cen_index *index, const cen_key *keys, size_t count,
                      uint32_t first_key_index) {
 #if CEN_X86
+    if (w->level == CEN_LEVEL_SHANI_VAES512) return match_vaes512(w, index, keys, count, first_key_index);
     if (w->use_bmi2) return match_bmi2(w, index, keys, count, first_key_index);
 #endif
     return match_generic(w, index, keys, count, first_key_index);
