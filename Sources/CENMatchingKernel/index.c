@@ -83,6 +83,7 @@ void cen_index_destroy(cen_index *index) {
     if (!index) return;
     free(index->filter);
     free(index->slots);
+    free(index->tags);
     free(index->observation_index);
     free(index->observation_interval);
     free(index->intervals);
@@ -101,10 +102,11 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
     index->slot_shift = 64 - log2_exact(capacity);
     index->slot_mask = capacity - 1;
     index->slots = table_alloc(capacity * sizeof(cen_slot));
+    index->tags = table_alloc(capacity * sizeof(uint32_t));
     index->observation_index = malloc((count ? count : 1) * sizeof(uint32_t));
     index->observation_interval = malloc((count ? count : 1) * sizeof(uint32_t));
     index->intervals = malloc((count ? count : 1) * sizeof(uint32_t));
-    if (!index->slots || !index->observation_index || !index->observation_interval || !index->intervals) {
+    if (!index->slots || !index->tags || !index->observation_index || !index->observation_interval || !index->intervals) {
         cen_index_destroy(index);
         return NULL;
     }
@@ -125,6 +127,7 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
         if (slot->count == 0) {
             slot->low = lo;
             slot->high = hi;
+            index->tags[slot - index->slots] = cen_index_tag(lo);
             distinct++;
         }
         slot->count++;
@@ -215,7 +218,7 @@ cen_index *cen_index_create(const uint8_t *rpis, const uint32_t *intervals, size
             index->next_observed[k] = first;
         }
     }
-    index->memory = sizeof *index + capacity * sizeof(cen_slot) + 3 * count * sizeof(uint32_t) + bits / 8 +
+    index->memory = sizeof *index + capacity * (sizeof(cen_slot) + sizeof(uint32_t)) + 3 * count * sizeof(uint32_t) + bits / 8 +
                     (index->next_observed ? 2 * ((size_t)index->occupancy_span + 1) * sizeof(uint32_t) : 0);
     return index;
 }

@@ -196,8 +196,8 @@ static __attribute__((noinline, cold)) int probe_group(cen_worker *w, const cen_
         uint64_t low, high;
         memcpy(&low, ids + 16 * (i + j), 8);
         memcpy(&high, ids + 16 * (i + j) + 8, 8);
-        const cen_slot *slot = cen_index_find_slot(index, low, high);
-        if (slot->count == 0) continue;
+        const cen_slot *slot = cen_index_lookup(index, low, high);
+        if (!slot) continue;
         const uint64_t derived = (uint64_t)key->rolling_start + i + j;
         for (uint32_t k = slot->first; k < slot->first + slot->count; k++) {
             const uint64_t observed = index->observation_interval[k];
