@@ -21,7 +21,8 @@ struct cen_worker {
     uint32_t day_cache_start[DAY_CACHE_SLOTS];
     uint8_t day_cache_valid[DAY_CACHE_SLOTS];
     uint8_t identifiers[CEN_MAX_IDENTIFIERS * 16] __attribute__((aligned(64)));
-    // The VAES-512 level: the identifiers of a group of 4 keys, probed while the next group's RPIKs are hashed.
+    // The VAES-512 level: two sets of the identifiers of a group of 4 keys; one set is probed while the next
+    // group's RPIKs are hashed and its identifiers derived into the other.
     uint8_t group_identifiers[2][4][CEN_MAX_IDENTIFIERS * 16] __attribute__((aligned(64)));
     cen_hit *hits;
     size_t hit_count, hit_capacity;
