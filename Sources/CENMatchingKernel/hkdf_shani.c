@@ -5,8 +5,8 @@
 // instructions use, the message blocks as four vectors of host-order words built from the previous digest
 // (no padded byte blocks, no byte swaps but the key's and the output's). The expand step's info block
 // ("EN-RPIK" || 0x01 and its padding) is the same for every key, so its whole message schedule (W + K for the
-// 64 rounds) is computed once; its compression is 32 sha256rnds2 with nothing else. The expand step's ipad
-// and opad compressions of the 4 keys (8 independent chains) run side by side. The steps are in sha_x86.h.
+// 64 rounds) is computed once; its compression is 32 sha256rnds2 with nothing else. The steps are in
+// sha_x86.h.
 #include "sha_x86.h"
 
 #if CEN_X86

@@ -88,8 +88,10 @@ CEN_SHANI_TARGET static inline void sha_add(sha_state *s, sha_state start) {
     }
 
 /// The RPIKs of 4 keys (key_data, rpik_out: 4 pointers to 16 bytes each), statement TICK after each 4 rounds
-/// of all chains. Five stages: extract inner and outer; the expand step's ipad and opad blocks (8 chains);
-/// the info block (precomputed schedule); the outer digest block. Needs cen_hkdf_shani_prepare() first.
+/// of all chains. Six stages of 4 chains: extract inner and outer; the expand step's ipad block and opad
+/// block (as 8 chains side by side they were slower: the SHA instructions reach only xmm0-15, and 8 chains'
+/// states and messages spilled); the info block (precomputed schedule); the outer digest block. Needs
+/// cen_hkdf_shani_prepare() first.
 #define CEN_HKDF_SHANI_X4(key_data, rpik_out, UNROLL, TICK)                                                     \
     do {                                                                                                        \
         const __m128i hkdf_ipad = _mm_set1_epi32(0x36363636), hkdf_opad = _mm_set1_epi32(0x5c5c5c5c);          \
@@ -126,7 +128,8 @@ CEN_SHANI_TARGET static inline void sha_add(sha_state *s, sha_state start) {
             hm[4 + l][2] = hm[4 + l][3] = hkdf_opad;                                                            \
         }                                                                                                       \
         for (int l = 0; l < 8; l++) hs[l] = iv;                                                                 \
-        CEN_SHA_LOOP(UNROLL, for (int l = 0; l < 8; l++) sha_rounds4(&hs[l], hm[l], q, i), TICK);               \
+        CEN_SHA_LOOP(UNROLL, for (int l = 0; l < 4; l++) sha_rounds4(&hs[l], hm[l], q, i), TICK);               \
+        CEN_SHA_LOOP(UNROLL, for (int l = 4; l < 8; l++) sha_rounds4(&hs[l], hm[l], q, i), TICK);               \
         for (int l = 0; l < 8; l++) sha_add(&hs[l], iv);                                                        \
         for (int l = 0; l < 4; l++) hs0[l] = hs[l];                                                             \
         CEN_SHA_LOOP(UNROLL, for (int l = 0; l < 4; l++) sha_info_rounds4(&hs[l], q, i), TICK);                 \
