@@ -294,10 +294,10 @@ __attribute__((target("avx2,bmi,bmi2,popcnt,lzcnt"))) static inline __attribute_
 
 /// A key's identifiers with VAES-512 (48 blocks in flight) into `out`, with a probe step of the previous group
 /// after every third round: scalar work for the integer units beside the AES units.
-CEN_VAES512_TARGET static int derive_with_probes(cen_worker *w, const cen_index *index, const uint8_t rpik[16],
+CEN_VAES512_TARGET static int derive_with_probes(cen_worker *w, const cen_index *index, const __m128i schedule[11],
                                                  uint32_t start, uint32_t count, uint8_t *out, probe_cursor *c) {
     __m512i rk[11];
-    cen_expand_key_x4(rpik, rk);
+    for (int r = 0; r < 11; r++) rk[r] = _mm512_broadcast_i32x4(schedule[r]);
     const __m512i base = cen_base_block_x4(start);
     int status = 0;
     for (uint32_t at = 0; at < count; at += 48) {
@@ -354,15 +354,19 @@ CEN_FUSED_TARGET static int match_vaes512(cen_worker *w, const cen_index *index,
                           if (++tick & 1) status |= probe_step(w, index, &cursor));
         probe_cursor previous = cursor;
         cursor = (probe_cursor){.n = n, .ids = w->group_identifiers[buffer]};
+        // The 4 key schedules at once: their aeskeygenassist chains overlap.
+        __m128i schedules[4][11];
+        cen_expand_keys_4((const uint8_t(*)[16])rpik, schedules);
         for (int l = 0; l < n; l++) {
             const cen_key *key = &keys[chosen[l]];
-            status |= derive_with_probes(w, index, rpik[l], key->rolling_start + skip[l], derive[l],
+            status |= derive_with_probes(w, index, schedules[l], key->rolling_start + skip[l], derive[l],
                                          w->group_identifiers[buffer][l], &previous);
             w->identifiers_derived += derive[l];
             cursor.part[l] = (cen_key){.rolling_start = key->rolling_start + skip[l], .rolling_period = derive[l]};
             cursor.key_index[l] = first_key_index + (uint32_t)chosen[l];
             cursor.groups[l] = (derive[l] + 7) / 8;
         }
+        memset(schedules, 0, sizeof schedules);
         while (previous.key < previous.n) status |= probe_step(w, index, &previous);
         buffer ^= 1;
         w->keys_derived += (uint64_t)n;
