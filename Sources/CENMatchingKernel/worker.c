@@ -324,8 +324,8 @@ CEN_VAES512_TARGET static int derive_with_probes(cen_worker *w, const cen_index 
 /// other 4 rounds of all chains) and between the AES rounds (after every third), on the integer units beside
 /// the SHA and AES units, instead of after them; the rest after. Two sets of 4 buffers: a group is encrypted
 /// into one while the previous group is probed from the other. (Interleaving the AES with the HKDF as well
-/// was slower: the SHA instructions have only a legacy SSE encoding, and mixed with 512-bit registers in one
-/// loop they ran 2.4x slower on AMD Zen 4.)
+/// ran 2.4x slower on AMD Zen 4, likely because the SHA instructions, which have only a legacy SSE encoding,
+/// were mixed with 512-bit registers in one loop.)
 CEN_FUSED_TARGET static int match_vaes512(cen_worker *w, const cen_index *index, const cen_key *keys,
                                           size_t count, uint32_t first_key_index) {
     cen_hkdf_shani_prepare();
