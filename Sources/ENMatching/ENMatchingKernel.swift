@@ -14,8 +14,9 @@ public enum ENMatchingKernel: Int, CaseIterable, Sendable, CustomStringConvertib
     /// SHA-256 with the x86 SHA extensions, four keys interleaved, and AES-128 with VAES on 256-bit registers.
     case shaExtensionsVAES = 2
     /// SHA-256 with the x86 SHA extensions, four keys interleaved, and AES-128 with VAES on 512-bit registers
-    /// (four blocks each, twelve registers in flight). Needs AVX-512 (F, DQ, BW, VL) and an operating system
-    /// that saves the 512-bit register state.
+    /// (four blocks each, twelve registers in flight); each group of four keys is probed between the next
+    /// group's SHA and AES rounds. Needs AVX-512 (F, DQ, BW, VL) and an operating system that saves the 512-bit
+    /// register state.
     case shaExtensionsVAES512 = 3
 
     /// Whether this CPU can run the kernel.
