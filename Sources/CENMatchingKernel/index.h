@@ -15,6 +15,9 @@ struct cen_index {
     size_t filter_bits;
     unsigned filter_shift;
     cen_slot *slots;
+    // One 32-bit tag per slot, 0 where the slot is empty: the lookups of identifiers the filter let through
+    // by mistake end here (a dense array that stays in cache) instead of in the 24-byte slots.
+    uint32_t *tags;
     size_t slot_mask;
     unsigned slot_shift;
     uint64_t seed_low, seed_high;
@@ -67,6 +70,24 @@ static inline cen_slot *cen_index_find_slot(const cen_index *index, uint64_t low
     for (;;) {
         cen_slot *slot = &index->slots[s];
         if (slot->count == 0 || (slot->low == low && slot->high == high)) return slot;
+        s = (s + 1) & index->slot_mask;
+    }
+}
+
+/// The tag of an identifier: 32 bits of its first half, never 0.
+static inline uint32_t cen_index_tag(uint64_t low) { return (uint32_t)(low >> 32) | 1u; }
+
+/// The slot holding (low, high), or NULL: the tags first, the slot only where the tag is equal.
+static inline const cen_slot *cen_index_lookup(const cen_index *index, uint64_t low, uint64_t high) {
+    const uint32_t tag = cen_index_tag(low);
+    size_t s = cen_index_slot_of(index, low, high);
+    for (;;) {
+        const uint32_t t = index->tags[s];
+        if (t == 0) return NULL;
+        if (t == tag) {
+            const cen_slot *slot = &index->slots[s];
+            if (slot->low == low && slot->high == high) return slot;
+        }
         s = (s + 1) & index->slot_mask;
     }
 }

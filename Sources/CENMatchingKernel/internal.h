@@ -41,7 +41,11 @@ int cen_cpu_has_aesni(void);
 int cen_cpu_has_vaes(void);
 /// AVX2, BMI1/2, POPCNT and LZCNT (x86-64-v3's integer and vector parts) with OS support for YMM state.
 int cen_cpu_has_bmi2(void);
+/// VAES with AVX-512 F, DQ, BW and VL, the BMI2 set above, and OS support for the opmask and ZMM state.
+int cen_cpu_has_vaes512(void);
 
+/// Computes the SHA-NI path's constants once (thread-safe; cen_hkdf_rpik_shani_x4 calls it too).
+void cen_hkdf_shani_prepare(void);
 /// RPIKs for 4 keys at once with SHA-NI (the 4 compressions of each step interleaved).
 void cen_hkdf_rpik_shani_x4(const uint8_t *const key_data[4], uint8_t *const rpik[4]);
 
@@ -49,6 +53,8 @@ void cen_hkdf_rpik_shani_x4(const uint8_t *const key_data[4], uint8_t *const rpi
 void cen_aes_rpis_aesni(const uint8_t rpik[16], uint32_t start, uint32_t blocks, uint8_t *out);
 /// `blocks` RPIs (a multiple of 16, at most 144) with VAES on 256-bit registers.
 void cen_aes_rpis_vaes(const uint8_t rpik[16], uint32_t start, uint32_t blocks, uint8_t *out);
+/// `blocks` RPIs (a multiple of 16, at most 144) with VAES on 512-bit registers.
+void cen_aes_rpis_vaes512(const uint8_t rpik[16], uint32_t start, uint32_t blocks, uint8_t *out);
 #endif
 
 #endif

@@ -13,6 +13,11 @@ public enum ENMatchingKernel: Int, CaseIterable, Sendable, CustomStringConvertib
     case shaExtensionsAESNI = 1
     /// SHA-256 with the x86 SHA extensions, four keys interleaved, and AES-128 with VAES on 256-bit registers.
     case shaExtensionsVAES = 2
+    /// SHA-256 with the x86 SHA extensions, four keys interleaved, and AES-128 with VAES on 512-bit registers
+    /// (four blocks each, twelve registers in flight); each group of four keys is probed between the next
+    /// group's SHA and AES rounds. Needs AVX-512 (F, DQ, BW, VL) and an operating system that saves the 512-bit
+    /// register state.
+    case shaExtensionsVAES512 = 3
 
     /// Whether this CPU can run the kernel.
     public var isSupported: Bool { cen_level_supported(Int32(rawValue)) != 0 }
@@ -29,6 +34,7 @@ public enum ENMatchingKernel: Int, CaseIterable, Sendable, CustomStringConvertib
         case .portable: "portable"
         case .shaExtensionsAESNI: "shani-aesni"
         case .shaExtensionsVAES: "shani-vaes"
+        case .shaExtensionsVAES512: "shani-vaes512"
         }
     }
 }

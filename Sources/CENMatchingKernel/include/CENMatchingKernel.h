@@ -24,6 +24,10 @@ typedef enum {
     CEN_LEVEL_SHANI_AESNI = 1,
     /// Own SHA-NI SHA-256, 4 keys interleaved, and own VAES AES-128 on 256-bit registers (2 blocks each).
     CEN_LEVEL_SHANI_VAES = 2,
+    /// Own SHA-NI SHA-256, 4 keys interleaved, and own VAES AES-128 on 512-bit registers (4 blocks each, 48 in
+    /// flight), with each group of 4 keys probed between the next group's SHA and AES rounds. Needs AVX-512
+    /// F/DQ/BW/VL, BMI2 and OS support for the opmask and ZMM state.
+    CEN_LEVEL_SHANI_VAES512 = 3,
 } cen_level;
 
 /// Whether this CPU (and this build) can run `level`.
