@@ -303,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "ENSimulatorTests",
             dependencies: [
-                "ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ExposureNotificationKit",
+                "ENCore", "ENRiskV1", "ENRiskV2", "ENSimulator", "ENStore", "ExposureNotificationKit",
                 "ExposureNotificationKitTesting",
                 "ENTestSupport",
             ]

@@ -36,7 +36,9 @@ public struct ENSimulation: Sendable {
     /// The key server the devices use.
     public let keyServer: KeyServer
 
-    /// Creates a simulation of `scenario`; `concurrentDetections` defaults to the number of active cores.
+    /// Creates a simulation of `scenario`; `concurrentDetections` defaults to four times the number of active cores
+    /// (a detection waits on its store and the manager's queues part of the time, so more of them than cores keep
+    /// every core busy).
     ///
     /// - Throws: `badParameter` when the scenario is inconsistent (see ``ENScenario/validate()``),
     ///   `concurrentDetections` is below 1, or a remote key server is combined with directory storage (the
@@ -46,7 +48,7 @@ public struct ENSimulation: Sendable {
         concurrentDetections: Int? = nil
     ) throws(ENError) {
         try scenario.validate()
-        let concurrency = concurrentDetections ?? ProcessInfo.processInfo.activeProcessorCount
+        let concurrency = concurrentDetections ?? 4 * ProcessInfo.processInfo.activeProcessorCount
         guard concurrency >= 1 else {
             throw ENError(
                 .badParameter, "concurrentDetections must be at least 1, got \(concurrency)",
