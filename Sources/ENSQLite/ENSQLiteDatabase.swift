@@ -54,7 +54,7 @@ public final class ENSQLiteDatabase: Sendable {
         throws(ENError)
     {
         do {
-            writer = try DatabaseQueue(configuration: Self.configuration(schema))
+            writer = try DatabaseQueue(configuration: Self.inMemoryConfiguration(schema))
         } catch {
             throw ENError.store(error, path: ":memory:")
         }
@@ -80,7 +80,7 @@ public final class ENSQLiteDatabase: Sendable {
             readOnly.readonly = true
             let source = try DatabaseQueue(path: path, configuration: readOnly)
             defer { try? source.close() }
-            let memory = try DatabaseQueue(configuration: Self.configuration(schema))
+            let memory = try DatabaseQueue(configuration: Self.inMemoryConfiguration(schema))
             try source.backup(to: memory)
             writer = memory
         } catch {
@@ -137,6 +137,19 @@ public final class ENSQLiteDatabase: Sendable {
         }
         return configuration
     }
+
+    /// The configuration of an in-memory database: 1 KiB pages instead of 4 KiB, set before anything is written. Every
+    /// table and index takes at least a page, and a simulation keeps thousands of mostly small stores in memory.
+    /// (A snapshot keeps the page size: ``writeSnapshot(to:)`` writes 1 KiB pages, which a copy back into memory
+    /// needs.)
+    private static func inMemoryConfiguration(_ schema: SQLiteSchema) -> Configuration {
+        var configuration = configuration(schema)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA page_size = \(inMemoryPageSize)") }
+        return configuration
+    }
+
+    /// The page size of in-memory databases.
+    package static let inMemoryPageSize = 1024
 
     /// Checks an existing file without writing to it.
     ///
