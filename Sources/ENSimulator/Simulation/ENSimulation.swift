@@ -14,15 +14,16 @@ internal import Synchronization
 /// `activityHandler` with `.periodicRun`, and the app's handler downloads the files published since its last
 /// index and calls `detectExposures(configuration:diagnosisKeyURLs:)`.
 ///
-/// With ``Storage/directory(_:)`` every store is an SQLite file and each finished day is kept as a checkpoint
-/// directory (written under a temporary name and renamed), so a run killed at any moment resumes from the
-/// last finished day when started again on the same directory.
+/// The devices' stores are in memory, so a town of any size holds no open file per device. With
+/// ``Storage/directory(_:)`` each finished day is also kept as a checkpoint directory (the key server's SQLite file
+/// and a snapshot of every device's store, written under a temporary name and renamed), so a run killed at any
+/// moment resumes from the last finished day when started again on the same directory.
 public struct ENSimulation: Sendable {
     /// Where the simulated devices and the key server keep their state.
     public enum Storage: Hashable, Sendable {
         /// In memory, for one run.
         case inMemory
-        /// In SQLite files under this directory, resumable.
+        /// In memory, each finished day also written under this directory: resumable.
         case directory(URL)
     }
 
