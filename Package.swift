@@ -327,7 +327,7 @@ let package = Package(
         .testTarget(
             name: "ENSimulatorTests",
             dependencies: [
-                "ENCore", "ENKeyServer", "ENKeyServerSQLite", "ENRiskV1", "ENRiskV2", "ENSimulator",
+                "ENCore", "ENKeyServer", "ENKeyServerSQLite", "ENRiskV1", "ENRiskV2", "ENSimulator", "ENStore",
                 "ExposureNotificationKit", "ExposureNotificationKitTesting", "ENTestSupport",
             ]
         ),

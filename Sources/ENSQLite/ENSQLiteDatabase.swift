@@ -2,6 +2,14 @@ package import ENCore
 internal import Foundation
 package import GRDB
 
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
 /// The SQLite database behind one store: a file in write-ahead-log mode, or an in-memory database.
 ///
 /// It has no operations of its own: a store's `read(_:)`
@@ -46,12 +54,69 @@ public final class ENSQLiteDatabase: Sendable {
         throws(ENError)
     {
         do {
-            writer = try DatabaseQueue(configuration: Self.configuration(schema))
+            writer = try DatabaseQueue(configuration: Self.inMemoryConfiguration(schema))
         } catch {
             throw ENError.store(error, path: ":memory:")
         }
         path = nil
         try Self.migrate(writer, path: ":memory:", schema, prepare: prepare)
+    }
+
+    /// Opens an in-memory database holding a copy of the snapshot file at `path` (see ``writeSnapshot(to:)``),
+    /// checked as ``init(path:schema:validate:prepare:)`` checks a file, then migrated and prepared in memory. The
+    /// file is only read, and closed before this returns.
+    ///
+    /// - Throws: `dataInaccessible` naming `path` when there is no file there; the checks' errors.
+    package init(
+        inMemoryCopyOf path: String, schema: SQLiteSchema, validate: (Database) throws -> Void = { _ in },
+        prepare: @escaping @Sendable (Database) throws -> Void = { _ in }
+    ) throws(ENError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ENError(.dataInaccessible, "no snapshot to open", context: ENError.Context(file: path))
+        }
+        _ = try Self.validateExistingFile(at: path, schema: schema, validate: validate)
+        do {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let source = try DatabaseQueue(path: path, configuration: readOnly)
+            defer { try? source.close() }
+            let memory = try DatabaseQueue(configuration: Self.inMemoryConfiguration(schema))
+            try source.backup(to: memory)
+            writer = memory
+        } catch {
+            throw ENError.store(error, path: path)
+        }
+        self.path = nil
+        try Self.migrate(writer, path: path, schema, prepare: prepare)
+    }
+
+    /// Writes a copy of the whole database, as one committed state, to a new file at `path` (owner-only, mode
+    /// 0600), which must not exist. The copy is a plain SQLite file written without a journal or flushes: whoever
+    /// needs it to survive a crash writes it under a temporary name (or directory) and renames it.
+    ///
+    /// - Throws: `dataInaccessible` naming `path` when the file exists or cannot be written.
+    package func writeSnapshot(to path: String) throws(ENError) {
+        guard createOwnerOnlyFile(path) else {
+            throw ENError(
+                .dataInaccessible, "cannot create the snapshot: errno \(errno)", context: ENError.Context(file: path))
+        }
+        do {
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = OFF")
+                try db.execute(sql: "PRAGMA synchronous = OFF")
+            }
+            let file = try DatabaseQueue(path: path, configuration: configuration)
+            do {
+                try writer.backup(to: file)
+            } catch {
+                try? file.close()
+                throw error
+            }
+            try file.close()
+        } catch {
+            throw ENError.store(error, path: path)
+        }
     }
 
     /// A description of where the database lives, for error messages.
@@ -72,6 +137,19 @@ public final class ENSQLiteDatabase: Sendable {
         }
         return configuration
     }
+
+    /// The configuration of an in-memory database: 1 KiB pages instead of 4 KiB, set before anything is written. Every
+    /// table and index takes at least a page, and a simulation keeps thousands of mostly small stores in memory.
+    /// (A snapshot keeps the page size: ``writeSnapshot(to:)`` writes 1 KiB pages, which a copy back into memory
+    /// needs.)
+    private static func inMemoryConfiguration(_ schema: SQLiteSchema) -> Configuration {
+        var configuration = configuration(schema)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA page_size = \(inMemoryPageSize)") }
+        return configuration
+    }
+
+    /// The page size of in-memory databases.
+    package static let inMemoryPageSize = 1024
 
     /// Checks an existing file without writing to it.
     ///
@@ -265,4 +343,13 @@ package struct ENSQLiteWriteMode: Sendable {
         self.transactional = transactional
         self.truncatesLog = truncatesLog
     }
+}
+
+/// Creates an empty file at `path`, readable and writable by its owner only; `false` when it exists or cannot be
+/// made (`errno` says why).
+private func createOwnerOnlyFile(_ path: String) -> Bool {
+    let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return false }
+    close(descriptor)
+    return true
 }

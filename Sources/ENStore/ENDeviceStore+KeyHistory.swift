@@ -88,10 +88,10 @@ enum OwnKeyTable {
     static func latest(
         _ db: Database, startingAtOrBefore interval: ENIntervalNumber, _ cipher: (any ENAuthenticatedCipher)?
     ) throws -> ENTemporaryExposureKey? {
-        try Row.fetchOne(
-            db, sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1",
-            arguments: [Int64(interval)]
-        ).map { row in try key(from: row, cipher) }
+        // Cached: the radio asks for the current key at every advertisement.
+        let statement = try db.cachedStatement(
+            sql: "SELECT * FROM own_keys WHERE rolling_start <= ? ORDER BY rolling_start DESC LIMIT 1")
+        return try Row.fetchOne(statement, arguments: [Int64(interval)]).map { row in try key(from: row, cipher) }
     }
 
     /// Creates and stores a key from `start` to the end of its day.

@@ -81,6 +81,40 @@ public final class ENDeviceStore: ENPersistentStore {
         self.configuration = configuration
     }
 
+    /// Opens an in-memory store holding a copy of the snapshot at `path` (one that ``writeSnapshot(to:)`` wrote),
+    /// checked as ``init(path:configuration:)`` checks a file; the file is only read. The store then lives in
+    /// memory and forgets the file: for simulations that keep thousands of devices without an open file each.
+    ///
+    /// - Throws: `ENError.Code.dataInaccessible` when there is no file at `path`; the errors of
+    ///   ``init(path:configuration:)``.
+    package init(inMemoryCopyOf path: String, configuration: ENStoreConfiguration = ENStoreConfiguration())
+        throws(ENError)
+    {
+        let (cipher, now) = (configuration.cipher, configuration.now())
+        database = try ENSQLiteDatabase(
+            inMemoryCopyOf: path, schema: FrameworkSchema.schema,
+            validate: { db in try ENDeviceStore.checkEncryption(db, cipher: cipher, path: path) },
+            prepare: { db in
+                try ENDeviceStore.prepare(
+                    db, configuration, cipher: cipher, now: now, path: ":memory:",
+                    contents: KeyFileContents(storePath: nil))
+            })
+        self.configuration = configuration
+    }
+
+    /// Writes the whole state of an in-memory store, as one committed state, to a new owner-only file at `path`
+    /// (which must not exist), for ``init(inMemoryCopyOf:configuration:)`` to open later. The file is written
+    /// without flushes: write it under a temporary name or directory and rename it.
+    ///
+    /// - Throws: `ENError.Code.badParameter` for a file store (its key files live beside its database);
+    ///   `ENError.Code.dataInaccessible` when the file exists or cannot be written.
+    package func writeSnapshot(to path: String) throws(ENError) {
+        guard database.path == nil else {
+            throw ENError(.badParameter, "only an in-memory store is written as a snapshot")
+        }
+        try database.writeSnapshot(to: path)
+    }
+
     /// The open's last step, one transaction after the migrations: the encryption canary, the sweep of staged key
     /// file contents no detection recorded, then retention (when configured), so that an open that fails here
     /// commits nothing.

@@ -13,12 +13,13 @@ struct DemoCommand: AsyncParsableCommand {
             A tests positive and shares its keys; every phone detects each evening; B is notified, C is not.
             With --devices or --days: a random town (three encounters a day per phone, one phone in fifty \
             positive). With --scenario: a scenario JSON file (see ENSimulator's documentation).
-            State lives in SQLite stores in a temporary directory, or in --store DIR, where a killed run resumes \
-            from its last finished day.
+            The phones' stores live in memory; with --store DIR each finished day is also written there (a \
+            snapshot of every phone's store and the key server's database), and a killed run resumes from its last \
+            finished day.
             """
     )
 
-    @Option(help: "Keep the stores in this directory (resumable); default: a temporary directory, removed after.")
+    @Option(help: "Keep each finished day's state in this directory (resumable); default: in memory only.")
     var store: String?
 
     @Option(help: "Simulate a random town of this many phones (2...100000) instead of the sample story.")
@@ -48,9 +49,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let scenario = try makeScenario()
-        let (directory, temporary) = try storeDirectory()
-        defer { if temporary { try? FileManager.default.removeItem(at: directory) } }
-        let simulation = try ENSimulation(scenario: scenario, storage: .directory(directory))
+        let directory = store.map { URL(fileURLWithPath: $0) }
+        let simulation = try ENSimulation(scenario: scenario, storage: directory.map { .directory($0) } ?? .inMemory)
         let narrate = !output.json
         let narrator = DemoNarrator(
             verbose: narrate && scenario.devices.count <= 10,
@@ -59,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
             print(
                 "Simulating \(scenario.name): \(scenario.devices.count) phones, \(scenario.days) days, seed \(scenario.seed)."
             )
-            print("Stores: \(temporary ? "a temporary directory" : directory.path)")
+            print("Stores: \(directory?.path ?? "in memory")")
         }
         let started = ContinuousClock.now
         let report = try await simulation.run { event in narrator.handle(event) }
@@ -76,7 +76,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if output.json {
-            try printJSON(Result(report: report, seconds: seconds, store: temporary ? nil : directory.path))
+            try printJSON(Result(report: report, seconds: seconds, store: directory?.path))
         } else {
             narrator.summarize(report, seconds: seconds)
         }
@@ -102,12 +102,6 @@ struct DemoCommand: AsyncParsableCommand {
             story.days = max(days, 5)
         }
         return story
-    }
-
-    private func storeDirectory() throws -> (URL, temporary: Bool) {
-        if let store { return (URL(fileURLWithPath: store), false) }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("entool-demo-\(UUID().uuidString)")
-        return (url, true)
     }
 }
 

@@ -2,6 +2,7 @@ import ENCore
 import ENRiskV1
 import ENRiskV2
 import ENSimulator
+import ENStore
 import ENTestSupport
 import Foundation
 import Testing
@@ -139,6 +140,32 @@ struct SimulationTests {
         #expect(serial.devices.contains { !$0.windows.isEmpty })
         #expect(order.withLock { $0 } == Array(repeating: town.devices.map(\.name), count: town.days))
         #expect(throws: ENError(.badParameter)) { try ENSimulation(scenario: town, concurrentDetections: 0) }
+    }
+
+    @Test("a directory run on one thread gives the report of an in-memory run on two; its snapshots are the stores")
+    func directoryRunMatchesMemory() async throws {
+        let directory = try TemporaryDirectory(prefix: "ENSimulationTests")
+        defer { directory.cleanUp() }
+        let town = ENScenario.randomTown(devices: 24, days: 3, seed: 7)
+        let stored = try await ENSimulation(
+            scenario: town, storage: .directory(directory.url), concurrentDetections: 1
+        ).run()
+        let memory = try await ENSimulation(scenario: town, concurrentDetections: 2).run()
+        #expect(stored == memory)
+        #expect(memory.devices.contains { !$0.windows.isEmpty })
+        let snapshots = directory.url.appendingPathComponent("day-0002/devices")
+        let names = try FileManager.default.contentsOfDirectory(atPath: snapshots.path)
+        #expect(Set(names) == Set(town.devices.map { $0.name + ".sqlite" }))
+        let store = try ENDeviceStore(
+            inMemoryCopyOf: snapshots.appendingPathComponent("D1.sqlite").path,
+            configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
+        let keys = try await store.read(.ownKeys)
+        let sightings = try await store.read(.sightings(from: .distantPast))
+        #expect(!keys.isEmpty)
+        #expect(sightings.count == memory.devices[0].sightings)
+        #expect(throws: ENError(.dataInaccessible)) {
+            try store.writeSnapshot(to: snapshots.appendingPathComponent("D1.sqlite").path)
+        }
     }
 
     @Test("a directory run keeps a checkpoint per day and a second run on it resumes, with the same report")

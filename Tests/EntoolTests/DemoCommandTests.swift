@@ -85,17 +85,38 @@ struct DemoCommandTests {
         print("entool demo kill test: \(kills) kills, \(generator)")
     }
 
-    /// Every device store under `root` passes `PRAGMA integrity_check` (`day-N.partial` is the scratch copy of a
-    /// day in progress, discarded by the next run, so it is not checked).
+    /// Every device's snapshot under `root` opens as a store and passes `PRAGMA integrity_check` (`day-N.partial` is
+    /// a day in progress, discarded by the next run, so it is not checked).
     func checkStores(under root: URL) throws {
         guard let files = FileManager.default.enumerator(atPath: root.path) else { return }
         for case let path as String in files
-        where path.hasSuffix("ExposureNotificationFramework.sqlite") && !path.contains(".partial/") {
+        where path.contains("/devices/") && path.hasSuffix(".sqlite") && !path.contains(".partial/") {
             let store = try ENDeviceStore(
-                path: root.appendingPathComponent(path).path,
+                inMemoryCopyOf: root.appendingPathComponent(path).path,
                 configuration: ENStoreConfiguration(deletesExpiredRecordsOnOpen: false))
             try store.checkIntegrity()
             try store.close()
         }
+    }
+
+    /// A town holds no open file per phone, with or without `--store`: 400 phones run under a limit of 64 open
+    /// files (a store file per phone needed several each), and both runs give the same report.
+    @Test func townRunsUnderALowDescriptorLimit() throws {
+        let directory = try TemporaryDirectory(prefix: "DemoDescriptors")
+        defer { directory.cleanUp() }
+        let entool = try entoolURL().path
+        let town = ["demo", "--devices", "400", "--days", "2", "--seed", "5", "--json"]
+        func limited(_ arguments: [String]) throws -> Output {
+            let outcome = try ChildProcess.run(
+                "/bin/sh", ["-c", "ulimit -n 64 && exec \"$0\" \"$@\"", entool] + arguments)
+            #expect(outcome.status == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")
+            return try JSONDecoder().decode(Output.self, from: outcome.standardOutput)
+        }
+        let memory = try limited(town)
+        let stored = try limited(town + ["--store", directory.url.appendingPathComponent("store").path])
+        #expect(memory.report == stored.report)
+        #expect(memory.report.daysCompleted == 2 && memory.report.devices.count == 400)
+        #expect(memory.report.devices.contains { $0.sightings > 0 })
+        try checkStores(under: directory.url.appendingPathComponent("store"))
     }
 }

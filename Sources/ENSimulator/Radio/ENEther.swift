@@ -88,3 +88,77 @@ public final class ENEther: Sendable {
         }
     }
 }
+
+/// One encounter of a batch handed to ``ENEther/encounters(_:)``: the two devices, when, how long, how far, and the
+/// encounter's own random stream.
+struct EtherEncounter {
+    var first: String
+    var second: String
+    var start: Date
+    var length: TimeInterval
+    var distance: Double
+    var random: ENSeededRandom
+}
+
+extension ENEther {
+    /// Simulates `batch` as ``encounter(_:_:from:length:distance:using:)`` would one after the other, with the same
+    /// receptions drawn from each encounter's stream, but several devices at once: every device hears its sightings
+    /// in the batch's order (so its store receives them in the same order whatever the threads), and different
+    /// devices hear theirs on different threads. The encounters must not depend on one another (no key release
+    /// between them). Returns how many sightings each device of each encounter received (first's, second's).
+    func encounters(_ batch: [EtherEncounter]) -> [(first: Int, second: Int)] {
+        struct Delivery: Sendable {
+            var encounter: Int
+            var toFirst: Bool
+            var sender: ENEtherRadio
+            var receptions: [(moment: Date, rssi: Int8)]
+        }
+        var groups: [String: Int] = [:]
+        var deliveries: [[Delivery]] = []
+        func add(_ delivery: Delivery, to receiver: String) {
+            if let group = groups[receiver] {
+                deliveries[group].append(delivery)
+            } else {
+                groups[receiver] = deliveries.count
+                deliveries.append([delivery])
+            }
+        }
+        for (index, encounter) in batch.enumerated() {
+            var random = encounter.random
+            let (a, b) = (radio(for: encounter.first), radio(for: encounter.second))
+            // In the order encounter(_:_:...) draws them: what the first hears, then what the second hears.
+            for (sender, receiver, toFirst) in [(b, a, true), (a, b, false)] {
+                let receptions = Self.receptions(
+                    timing: scanTiming, pathLoss: pathLoss, senderTxPower: sender.txPower,
+                    receiverCorrection: receiver.rssiCorrection, start: encounter.start, length: encounter.length,
+                    distance: encounter.distance, using: &random)
+                add(
+                    Delivery(encounter: index, toFirst: toFirst, sender: sender, receptions: receptions),
+                    to: receiver.name)
+            }
+        }
+        let receivers = groups.sorted { $0.value < $1.value }.map { radio(for: $0.key) }
+        let heard = Locked(Array(repeating: (first: 0, second: 0), count: batch.count))
+        let work = deliveries
+        DispatchQueue.concurrentPerform(iterations: receivers.count) { group in
+            let receiver = receivers[group]
+            var counts: [(encounter: Int, toFirst: Bool, heard: Int)] = []
+            for delivery in work[group] {
+                var count = 0
+                for (moment, rssi) in delivery.receptions {
+                    guard let advertisement = try? delivery.sender.advertisement(at: moment) else { continue }
+                    let sighting = ENSighting(
+                        rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: rssi)
+                    if receiver.hear(sighting) { count += 1 }
+                }
+                counts.append((delivery.encounter, delivery.toFirst, count))
+            }
+            heard.withLock { heard in
+                for (encounter, toFirst, count) in counts {
+                    if toFirst { heard[encounter].first = count } else { heard[encounter].second = count }
+                }
+            }
+        }
+        return heard.withLock { $0 }
+    }
+}

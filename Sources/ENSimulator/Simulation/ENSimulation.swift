@@ -14,15 +14,16 @@ internal import Synchronization
 /// `activityHandler` with `.periodicRun`, and the app's handler downloads the files published since its last
 /// index and calls `detectExposures(configuration:diagnosisKeyURLs:)`.
 ///
-/// With ``Storage/directory(_:)`` every store is an SQLite file and each finished day is kept as a checkpoint
-/// directory (written under a temporary name and renamed), so a run killed at any moment resumes from the
-/// last finished day when started again on the same directory.
+/// The devices' stores are in memory, so a town of any size holds no open file per device. With
+/// ``Storage/directory(_:)`` each finished day is also kept as a checkpoint directory (the key server's SQLite file
+/// and a snapshot of every device's store, written under a temporary name and renamed), so a run killed at any
+/// moment resumes from the last finished day when started again on the same directory.
 public struct ENSimulation: Sendable {
     /// Where the simulated devices and the key server keep their state.
     public enum Storage: Hashable, Sendable {
         /// In memory, for one run.
         case inMemory
-        /// In SQLite files under this directory, resumable.
+        /// In memory, each finished day also written under this directory: resumable.
         case directory(URL)
     }
 
@@ -36,7 +37,9 @@ public struct ENSimulation: Sendable {
     /// The key server the devices use.
     public let keyServer: KeyServer
 
-    /// Creates a simulation of `scenario`; `concurrentDetections` defaults to the number of active cores.
+    /// Creates a simulation of `scenario`; `concurrentDetections` defaults to four times the number of active cores
+    /// (a detection waits on its store and the manager's queues part of the time, so more of them than cores keep
+    /// every core busy).
     ///
     /// - Throws: `badParameter` when the scenario is inconsistent (see ``ENScenario/validate()``),
     ///   `concurrentDetections` is below 1, or a remote key server is combined with directory storage (the
@@ -46,7 +49,7 @@ public struct ENSimulation: Sendable {
         concurrentDetections: Int? = nil
     ) throws(ENError) {
         try scenario.validate()
-        let concurrency = concurrentDetections ?? ProcessInfo.processInfo.activeProcessorCount
+        let concurrency = concurrentDetections ?? 4 * ProcessInfo.processInfo.activeProcessorCount
         guard concurrency >= 1 else {
             throw ENError(
                 .badParameter, "concurrentDetections must be at least 1, got \(concurrency)",

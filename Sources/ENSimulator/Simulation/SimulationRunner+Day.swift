@@ -35,21 +35,47 @@ extension SimulationRunner {
         let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0.script.name, $0) })
         let position = Dictionary(uniqueKeysWithValues: scenario.devices.enumerated().map { ($1.name, $0) })
 
-        for (minute, _, step) in steps {
-            scheduler.advance(to: midnight + TimeInterval(minute * 60))
+        var next = 0
+        while next < steps.count {
+            let (minute, _, step) = steps[next]
+            next += 1
             switch step {
-            case .encounter(let index, let encounter):
-                var random = ENSeededRandom(seed: scenario.seed, stream: [UInt64(day), UInt64(index)])
-                let (first, second) = (encounter.devices[0], encounter.devices[1])
-                let heard = ether.encounter(
-                    first, second, from: clock.now, length: TimeInterval(encounter.minutes * 60),
-                    distance: encounter.distance, using: &random)
-                checkpoint.report.devices[position[first]!].sightings += heard.first
-                checkpoint.report.devices[position[second]!].sightings += heard.second
-                onEvent(
-                    .encounter(
-                        first: first, second: second, minutes: encounter.minutes, distance: encounter.distance,
-                        heardByFirst: heard.first, heardBySecond: heard.second))
+            case .encounter:
+                // The encounters up to the next positive result or detection touch no key but the day's (made at
+                // midnight): the ether runs them together, each device hearing its sightings in this order.
+                var batch: [(minute: Int, encounter: ENScenario.Encounter, ether: EtherEncounter)] = []
+                for (minute, _, step) in steps[(next - 1)...] {
+                    guard case .encounter(let index, let encounter) = step else { break }
+                    batch.append(
+                        (
+                            minute, encounter,
+                            EtherEncounter(
+                                first: encounter.devices[0], second: encounter.devices[1],
+                                start: midnight + TimeInterval(minute * 60),
+                                length: TimeInterval(encounter.minutes * 60), distance: encounter.distance,
+                                random: ENSeededRandom(seed: scenario.seed, stream: [UInt64(day), UInt64(index)]))
+                        ))
+                }
+                next += batch.count - 1
+                scheduler.advance(to: midnight + TimeInterval(minute * 60))
+                let heard = ether.encounters(batch.map(\.ether))
+                scheduler.advance(to: midnight + TimeInterval(batch[batch.count - 1].minute * 60))
+                for ((_, encounter, _), heard) in zip(batch, heard) {
+                    let (first, second) = (encounter.devices[0], encounter.devices[1])
+                    checkpoint.report.devices[position[first]!].sightings += heard.first
+                    checkpoint.report.devices[position[second]!].sightings += heard.second
+                    onEvent(
+                        .encounter(
+                            first: first, second: second, minutes: encounter.minutes, distance: encounter.distance,
+                            heardByFirst: heard.first, heardBySecond: heard.second))
+                }
+                continue
+            case .diagnosis, .detection:
+                scheduler.advance(to: midnight + TimeInterval(minute * 60))
+            }
+            switch step {
+            case .encounter:
+                break
             case .diagnosis(let diagnosis):
                 let device = byName[diagnosis.device]!
                 let (keys, onsetDay) = try await sharedKeys(of: device, diagnosis: diagnosis)

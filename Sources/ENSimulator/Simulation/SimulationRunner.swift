@@ -149,11 +149,17 @@ final class SimulationRunner: Sendable {
                 checkpoint = saved
                 first = day + 1
             }
+            guard first < scenario.days else { break }
+            // The phones live in memory for the whole run (no open file each: a town of them would exhaust the
+            // process's descriptors); each finished day writes a snapshot of every phone's store.
+            let snapshots = resumed.map { Self.checkpointURL(root, $0.0).appendingPathComponent("devices") }
+            let devices = try await openDevices(location: { _ in .inMemory }, snapshots: snapshots)
             for day in first..<scenario.days {
                 checkpoint = try await runCheckpointedDay(
-                    day, root: root, previous: first > 0 || day > 0 ? day - 1 : nil, checkpoint: checkpoint,
+                    day, root: root, previous: day > 0 ? day - 1 : nil, devices: devices, checkpoint: checkpoint,
                     resumed: day == first && resumed != nil, onEvent: onEvent)
             }
+            close(devices)
         }
         return checkpoint.report
     }
@@ -188,20 +194,25 @@ final class SimulationRunner: Sendable {
             exposureConfiguration: scenario.configuration)
     }
 
-    /// One day of a directory run: copy the last checkpoint to `day-N.partial`, run the day on it, close every
-    /// store, journal, rename to `day-N`, drop the previous checkpoint.
+    /// One day of a directory run: copy the last checkpoint's key server into `day-N.partial`, run the day on it
+    /// (the phones in memory), write a snapshot of every phone's store beside it, journal, rename to `day-N`, drop
+    /// the previous checkpoint.
     func runCheckpointedDay(
-        _ day: Int, root: URL, previous: Int?, checkpoint: SimulationCheckpoint, resumed: Bool,
-        onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
+        _ day: Int, root: URL, previous: Int?, devices: [SimulatedDevice], checkpoint: SimulationCheckpoint,
+        resumed: Bool, onEvent: @escaping @Sendable (ENSimulationEvent) -> Void
     ) async throws(ENError) -> SimulationCheckpoint {
         let files = FileManager.default
         let work = root.appendingPathComponent(String(format: "day-%04d.partial", day))
+        let snapshots = work.appendingPathComponent("devices")
         try? files.removeItem(at: work)
         do {
+            try files.createDirectory(at: snapshots, withIntermediateDirectories: true)
             if let previous {
-                try files.copyItem(at: Self.checkpointURL(root, previous), to: work)
-            } else {
-                try files.createDirectory(at: work, withIntermediateDirectories: true)
+                for suffix in ["", "-wal"] {
+                    let source = Self.checkpointURL(root, previous).appendingPathComponent("keyserver.sqlite" + suffix)
+                    guard files.fileExists(atPath: source.path) else { continue }
+                    try files.copyItem(at: source, to: work.appendingPathComponent("keyserver.sqlite" + suffix))
+                }
             }
         } catch {
             throw ENError(.dataInaccessible, "cannot prepare the day's directory", context: .init(file: work.path))
@@ -214,13 +225,12 @@ final class SimulationRunner: Sendable {
                         path: work.appendingPathComponent("keyserver.sqlite").path, clock: clock.nowFunction),
                     configuration: serverConfiguration, clock: clock.nowFunction),
                 runner: self, authority: try await SimulationHealthAuthority(clock: clock.nowFunction))
-            let devices = try await openDevices(location: { name in
-                .directory(work.appendingPathComponent("devices").appendingPathComponent(name))
-            })
             if resumed { clock.advance(to: dayStart(day)) }
             try await runDay(
                 day, devices: devices, server: server, checkpoint: &checkpoint, resumed: resumed, onEvent: onEvent)
-            close(devices)
+        }
+        for device in devices {
+            try device.manager.writeStoreSnapshot(to: Self.snapshotURL(snapshots, device.script.name))
         }
         let journal = work.appendingPathComponent("checkpoint.json")
         do {
@@ -235,6 +245,11 @@ final class SimulationRunner: Sendable {
             throw ENError(.dataInaccessible, "cannot record the finished day", context: .init(file: journal.path))
         }
         return checkpoint
+    }
+
+    /// The snapshot of device `name`'s store in a checkpoint's `devices` directory.
+    static func snapshotURL(_ directory: URL, _ name: String) -> URL {
+        directory.appendingPathComponent(name + ".sqlite")
     }
 
     static func checkpointURL(_ root: URL, _ day: Int) -> URL {
@@ -264,19 +279,22 @@ final class SimulationRunner: Sendable {
 
     func dayStart(_ day: Int) -> Date { scenario.start + TimeInterval(day) * 86_400 }
 
+    /// Makes and activates every device's manager, its store at `location`; in memory with `snapshots`, each
+    /// store starts from its device's snapshot in that directory.
     func openDevices(
-        location: (String) -> ENEnvironment.StoreLocation
+        location: (String) -> ENEnvironment.StoreLocation, snapshots: URL? = nil
     ) async throws(ENError) -> [SimulatedDevice] {
         var devices: [SimulatedDevice] = []
         for script in scenario.devices {
             let radio = ether.radio(for: script.name, txPower: script.txPower, rssiCorrection: script.rssiCorrection)
             // The phone launches the app once a day, when the simulation fires the launcher.
             let launcher = ENManualScheduler()
-            let environment = ENEnvironment(
+            var environment = ENEnvironment(
                 consent: ENFixedConsent(true), radio: radio, clock: clock, storeLocation: location(script.name),
                 trustedKeys: [trustedKey], region: region,
                 apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: launcher,
-                limits: ENLimits(periodicRunInterval: 86_400))
+                limits: ENLimits(periodicRunInterval: 86_400, maximumDetectionThreads: 1))
+            environment.inMemorySnapshot = snapshots.map { Self.snapshotURL($0, script.name) }
             let manager = ENManager(environment: environment)
             manager.dispatchQueue = DispatchQueue(label: "ENSimulation.\(script.name)")
             let app = SimulatedApp(name: script.name)

@@ -57,6 +57,9 @@ public struct ENEnvironment: Sendable {
     public var travelStatus: (@Sendable () async -> Bool)?
     /// The framework's limits; Apple's values by default.
     public var limits: ENLimits
+    /// With ``StoreLocation/inMemory``: a snapshot file (``ENManager/writeStoreSnapshot(to:)``) whose state the
+    /// in-memory store starts from; `nil` (the default) starts empty. For simulations of many phones that resume.
+    package var inMemorySnapshot: URL?
 
     /// Creates an environment; every part has a default that runs without a device (a user who declines every
     /// prompt, a silent radio, the system clock, state in memory, no trusted keys, API version 2, the Exposure

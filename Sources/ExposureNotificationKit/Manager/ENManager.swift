@@ -164,6 +164,16 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
 
     // MARK: Lifecycle
 
+    /// Writes the state of the manager's in-memory store (``ENEnvironment/StoreLocation/inMemory``) to a new file at
+    /// `url`, which a later manager starts from through ``ENEnvironment/inMemorySnapshot``: how a simulation of
+    /// thousands of phones keeps them in memory and still resumes. Call it while no operation is under way.
+    ///
+    /// - Throws: `badParameter` for a store in a directory; `dataInaccessible` when the file exists or cannot be
+    ///   written.
+    package func writeStoreSnapshot(to url: URL) throws(ENError) {
+        try storage.writeSnapshot(to: url)
+    }
+
     /// Activates the manager: opens the framework's state, restores the enabled flag, and starts the radio when
     /// Exposure Notification is enabled and authorized.
     ///

@@ -26,7 +26,11 @@ final class FrameworkStorage: Sendable {
             let new: ENDeviceStore
             switch environment.storeLocation {
             case .inMemory:
-                new = try ENDeviceStore(inMemoryWith: configuration)
+                if let snapshot = environment.inMemorySnapshot {
+                    new = try ENDeviceStore(inMemoryCopyOf: snapshot.path, configuration: configuration)
+                } else {
+                    new = try ENDeviceStore(inMemoryWith: configuration)
+                }
             case .directory(let directory):
                 let path = directory.appendingPathComponent(Self.fileName).path
                 try Self.prepareOwnerOnly(directory: directory, databasePath: path)
@@ -37,6 +41,9 @@ final class FrameworkStorage: Sendable {
             return new
         }
     }
+
+    /// Writes the in-memory store's state to a new file at `url` (see `ENDeviceStore.writeSnapshot(to:)`).
+    func writeSnapshot(to url: URL) throws(ENError) { try store().writeSnapshot(to: url.path) }
 
     func managerState() throws(ENError) -> ENManagerState { try store().read(.managerState) }
 
