@@ -116,22 +116,30 @@ struct EnverifyServeCommand: AsyncParsableCommand {
         return configuration
     }
 
-    /// The service the options describe.
-    func makeService() throws -> ENVerificationService {
+    /// Runs `body` with the service the options describe, its storage open while it runs.
+    func withService<Value: Sendable>(
+        logger: Logger, _ body: (ENVerificationService) async throws -> Value
+    ) async throws -> Value {
         let configuration = try realmConfiguration()
         let certificate = try EnverifyStorageOptions.privateKey(certificateKey, option: "--certificate-key")
         let token = try EnverifyStorageOptions.privateKey(tokenKey, option: "--token-key")
-        return try storage.service(configuration: configuration, tokenKey: token, certificateKey: certificate)
+        return try await storage.withService(
+            configuration: configuration, tokenKey: token, certificateKey: certificate, logger: logger, body)
     }
 
     func run() async throws {
         let logger = Logger(label: "enverify")
-        let service = try makeService()
+        _ = try await withService(logger: logger) { service in try await serve(service, logger: logger) }
+    }
+
+    /// Serves `service` on the two listeners until SIGTERM or SIGINT.
+    private func serve(_ service: ENVerificationService, logger: Logger) async throws -> Bool {
         let device = VerificationHTTP(service: service, api: .device, logger: logger)
         let admin = VerificationHTTP(service: service, api: .admin, logger: logger)
         let (host, port, adminHost, adminPort) = (host, port, adminHost, adminPort)
         // The device listener first, then the admin listener: their lines come out in that order.
-        _ = try await device.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) { bound in
+        return try await device.withRunningServer(host: host, port: port, shutdownSignals: [.sigterm, .sigint]) {
+            bound in
             EnverifyServeCommand.announce(host: host, port: bound)
             return try await admin.withRunningServer(
                 host: adminHost, port: adminPort, shutdownSignals: [.sigterm, .sigint]
