@@ -55,25 +55,20 @@
         ) async throws(ENError) -> ENVerificationCodeClaim {
             guard !hmacs.isEmpty else { return .notFound }
             return try await transaction { connection, logger in
-                var found: ENVerificationCodeRecord?
-                let rows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            SELECT \(Self.codeColumns) FROM verification_codes
-                            WHERE code = ANY($1) OR long_code = ANY($1) LIMIT 1 FOR UPDATE
-                            """, binds: Self.bindings(hmacs)), logger: logger)
-                for try await row in rows.decode(CodeRow.self) { found = try Self.code(row) }
-                guard let record = found else { return .notFound }
+                guard
+                    let record = try await Self.code(
+                        on: connection, logger: logger, where: "code = ANY($1) OR long_code = ANY($1) LIMIT 1",
+                        hmacs, forUpdate: true)
+                else { return .notFound }
                 let expiry = hmacs.contains(record.codeHMAC) ? record.expiresAt : record.longExpiresAt
                 guard expiry > now else { return .expired }
                 guard !record.claimed else { return .used }
                 guard accepting.contains(record.testType) else { return .unsupportedTestType }
-                let updated = try await connection.query(
-                    "UPDATE verification_codes SET claimed = TRUE WHERE uuid = \(record.uuid) AND NOT claimed RETURNING id",
-                    logger: logger)
-                var count = 0
-                for try await _ in updated.decode(Int64.self) { count += 1 }
-                guard count == 1 else { return .used }
+                let updated = try await Self.rowCount(
+                    connection.query(
+                        "UPDATE verification_codes SET claimed = TRUE WHERE uuid = \(record.uuid) AND NOT claimed RETURNING id",
+                        logger: logger))
+                guard updated == 1 else { return .used }
                 try await connection.query(
                     """
                     INSERT INTO verification_tokens (token_id, test_type, symptom_date, test_date, used, expires_at)
@@ -108,38 +103,28 @@
                 guard expiresAt > now else { return .expired }
                 guard !used else { return .used }
                 guard stored == subject else { return .subjectMismatch }
-                let updated = try await connection.query(
-                    "UPDATE verification_tokens SET used = TRUE WHERE token_id = \(id) AND NOT used RETURNING id",
-                    logger: logger)
-                var count = 0
-                for try await _ in updated.decode(Int64.self) { count += 1 }
-                return count == 1 ? .claimed : .used
+                let updated = try await Self.rowCount(
+                    connection.query(
+                        "UPDATE verification_tokens SET used = TRUE WHERE token_id = \(id) AND NOT used RETURNING id",
+                        logger: logger))
+                return updated == 1 ? .claimed : .used
             }
         }
 
         /// The code with this UUID.
         public func code(uuid: String) async throws(ENError) -> ENVerificationCodeRecord? {
             try await statement { connection, logger in
-                let rows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: "SELECT \(Self.codeColumns) FROM verification_codes WHERE uuid = $1",
-                        binds: Self.bindings(uuid)), logger: logger)
-                var found: ENVerificationCodeRecord?
-                for try await row in rows.decode(CodeRow.self) { found = try Self.code(row) }
-                return found
+                try await Self.code(on: connection, logger: logger, where: "uuid = $1", uuid, forUpdate: false)
             }
         }
 
         /// Expires the code with this UUID now (its row locked while it is checked).
         public func expireCode(uuid: String, now: Date) async throws(ENError) -> ENVerificationCodeExpiry {
             try await transaction { connection, logger in
-                let rows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: "SELECT \(Self.codeColumns) FROM verification_codes WHERE uuid = $1 FOR UPDATE",
-                        binds: Self.bindings(uuid)), logger: logger)
-                var found: ENVerificationCodeRecord?
-                for try await row in rows.decode(CodeRow.self) { found = try Self.code(row) }
-                guard var record = found else { return .notFound }
+                guard
+                    var record = try await Self.code(
+                        on: connection, logger: logger, where: "uuid = $1", uuid, forUpdate: true)
+                else { return .notFound }
                 if record.isExpired(at: now) { return .expired(record) }
                 guard !record.claimed else { return .claimed }
                 try await connection.query(
@@ -234,11 +219,28 @@
 
         // MARK: Rows
 
-        /// Bindings of one value, for a statement whose text is built (a column list) and whose values are not.
-        private static func bindings(_ value: some PostgresNonThrowingEncodable) -> PostgresBindings {
+        /// The code `condition` (with `value` as `$1`) finds, its row locked to the transaction's end when
+        /// `forUpdate`.
+        private static func code(
+            on connection: PostgresConnection, logger: Logger, where condition: String,
+            _ value: some PostgresNonThrowingEncodable, forUpdate: Bool
+        ) async throws -> ENVerificationCodeRecord? {
             var bindings = PostgresBindings()
             bindings.append(value)
-            return bindings
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(codeColumns) FROM verification_codes WHERE \(condition)"
+                        + (forUpdate ? " FOR UPDATE" : ""), binds: bindings), logger: logger)
+            var found: ENVerificationCodeRecord?
+            for try await row in rows.decode(CodeRow.self) { found = try code(row) }
+            return found
+        }
+
+        /// How many rows a statement with `RETURNING id` returned.
+        private static func rowCount(_ rows: PostgresRowSequence) async throws -> Int {
+            var count = 0
+            for try await _ in rows.decode(Int64.self) { count += 1 }
+            return count
         }
 
         private static func code(_ row: CodeRow) throws(ENError) -> ENVerificationCodeRecord {
