@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "ENKeyServerSQLite", targets: ["ENKeyServerSQLite"]),
         .library(name: "ENKeyServerPostgres", targets: ["ENKeyServerPostgres"]),
         .library(name: "ENVerificationServer", targets: ["ENVerificationServer"]),
+        .library(name: "ENVerificationServerPostgres", targets: ["ENVerificationServerPostgres"]),
         .library(name: "ExposureNotificationKit", targets: ["ExposureNotificationKit"]),
         .library(name: "ExposureNotificationKitTesting", targets: ["ExposureNotificationKitTesting"]),
         .library(name: "ENSimulator", targets: ["ENSimulator"]),
@@ -119,6 +120,16 @@ let package = Package(
                 "ENBoundedFetch", "ENCore", "ENCrypto", "ENKeyServer", "ENSQLite", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // A verification server's storage on PostgreSQL (the PostgreSQL trait; empty without it), on the key server's
+        // PostgreSQL client settings, transactions and migrations (ENKeyServerPostgres).
+        .target(
+            name: "ENVerificationServerPostgres",
+            dependencies: [
+                "ENCore", "ENVerificationServer", "ENKeyServerPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
         // The facade: Apple's ENManager on any platform, over the modules above.
         .target(
             name: "ExposureNotificationKit",
@@ -198,13 +209,14 @@ let package = Package(
         .target(
             name: "EnverifyKit",
             dependencies: [
-                "ENCore", "ENCrypto", "ENHTTPServer", "ENVerificationServer",
+                "ENCore", "ENCrypto", "ENHTTPServer", "ENVerificationServer", "ENVerificationServerPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         .executableTarget(name: "enverify", dependencies: ["EnverifyKit"]),
@@ -236,6 +248,7 @@ let package = Package(
             name: "ENFuzzTargets",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENStore", "EntoolInputs",
+                "ENVerificationServer",
             ]),
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "enfuzz", dependencies: ["ENFuzzTargets", "CLibFuzzer"]),
@@ -270,7 +283,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FuzzRegressionTests",
-            dependencies: ["ENCore", "ENFuzzTargets", "ENKeyServer", "ENStore", "ENTestSupport"]),
+            dependencies: [
+                "ENCore", "ENFuzzTargets", "ENKeyServer", "ENStore", "ENTestSupport", "ENVerificationServer",
+            ]),
         .testTarget(name: "ENCryptoTests", dependencies: ["ENCore", "ENCrypto", "ENTestSupport"]),
         // swift-protobuf decodes and encodes export files independently of the module, for cross-checks.
         .testTarget(
@@ -305,8 +320,8 @@ let package = Package(
         .testTarget(
             name: "EnverifyTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENHTTPServer", "ENKeyServer", "ENVerificationServer", "EnverifyKit", "ENTestSupport",
-                "enserver", "enverify",
+                "ENCore", "ENCrypto", "ENHTTPServer", "ENKeyServer", "ENVerificationServer", "ENVerificationServerPostgres",
+                "EnverifyKit", "ENTestSupport", "enserver", "enverify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -314,7 +329,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ENVerificationServerTests",
-            dependencies: ["ENCore", "ENCrypto", "ENKeyServer", "ENVerificationServer", "ENTestSupport"]
+            dependencies: [
+                "ENCore", "ENCrypto", "ENKeyServer", "ENVerificationServer", "ENVerificationServerPostgres",
+                "ENTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
         ),
         .testTarget(
             name: "ExposureNotificationKitTests",

@@ -13,7 +13,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 targets="export-archive export-binary key-scanner export-signature exposure-configuration store score-input sightings
-publish-request verification-certificate revision-token"
+publish-request verification-certificate revision-token verify-request certificate-request issue-request
+batch-issue-request code-status-request"
 if [ "${1:-}" = "--list" ]; then echo $targets | tr ' ' '\n'; exit 0; fi
 target=${1:?usage: Scripts/fuzz.sh TARGET [SECONDS] [-- LIBFUZZER_OPTIONS...]}
 case " $(echo $targets) " in *" $target "*) ;; *) echo "unknown target $target; one of:" $targets >&2; exit 2 ;; esac
@@ -77,6 +78,10 @@ revision-token)
     # Seeds: Fuzz/Corpus/revision-token, tokens sealed with the target's fixed keys.
     dictionary=Fuzz/Dictionaries/revision-token.dict
     max_len=8192 ;;
+verify-request | certificate-request | issue-request | batch-issue-request | code-status-request)
+    # Seeds: Fuzz/Corpus/TARGET, Google's docs/api.md examples and bodies with live values (@CODE@, @TOKEN@, …).
+    dictionary=Fuzz/Dictionaries/verification.dict
+    max_len=64000 ;; # the verification API's body limit
 store)
     seed "$fixtures"/fuzz/store/*.sqlite
     dictionary=Fuzz/Dictionaries/sqlite.dict

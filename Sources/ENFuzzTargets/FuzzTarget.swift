@@ -1,4 +1,5 @@
 internal import ENCore
+internal import ENVerificationServer
 public import Foundation
 
 /// A parser of outside input that the package fuzzes, with the rules its result must keep.
@@ -45,6 +46,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A revision token as text, as its envelope and as the sealed key list, opened with a fixed key set: what
     /// opens survives sealing and opening again.
     case revisionToken = "revision-token"
+    /// A `POST /api/verify` body (`ENVerifyCodeRequest`), decoded and answered by a fresh verification service whose
+    /// live code and long code stand in for `@CODE@` and `@LONGCODE@`: see ``fuzzVerificationRequest(_:_:endpoint:target:encode:)``.
+    case verifyRequest = "verify-request"
+    /// A `POST /api/certificate` body (`ENVerificationCertificateRequest`), with a live token for `@TOKEN@`.
+    case certificateRequestBody = "certificate-request"
+    /// A `POST /api/issue` body (`ENIssueCodeRequest`).
+    case issueRequest = "issue-request"
+    /// A `POST /api/batch-issue` body (`ENBatchIssueCodeRequest`).
+    case batchIssueRequest = "batch-issue-request"
+    /// A `POST /api/checkcodestatus` body (`ENCodeStatusRequest`, a live code's UUID for `@UUID@`); the same body expires the code in
+    /// `POST /api/expirecode`, which the target answers too.
+    case codeStatusRequest = "code-status-request"
 
     /// Runs the target on one input.
     ///
@@ -62,6 +75,23 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .publishRequest: try Self.fuzzPublishRequest(input)
         case .verificationCertificate: try Self.fuzzVerificationCertificate(input)
         case .revisionToken: try Self.fuzzRevisionToken(input)
+        case .verifyRequest:
+            try Self.fuzzVerificationRequest(
+                input, ENVerifyCodeRequest.self, endpoint: .verify, target: self, encode: \.jsonData)
+        case .certificateRequestBody:
+            try Self.fuzzVerificationRequest(
+                input, ENVerificationCertificateRequest.self, endpoint: .certificate, target: self, encode: \.jsonData)
+        case .issueRequest:
+            try Self.fuzzVerificationRequest(
+                input, ENIssueCodeRequest.self, endpoint: .issue, target: self, encode: \.jsonData)
+        case .batchIssueRequest:
+            try Self.fuzzVerificationRequest(
+                input, ENBatchIssueCodeRequest.self, endpoint: .batchIssue, target: self, encode: \.jsonData)
+        case .codeStatusRequest:
+            try Self.fuzzVerificationRequest(
+                input, ENCodeStatusRequest.self, endpoint: .checkCodeStatus, target: self, encode: \.jsonData)
+            try Self.fuzzVerificationRequest(
+                input, ENCodeStatusRequest.self, endpoint: .expireCode, target: self, encode: \.jsonData)
         }
     }
 }

@@ -1,12 +1,12 @@
 #if PostgreSQL
-    import ENCore
+    package import ENCore
     import PostgresNIO
     import _ConnectionPoolModule
 
     extension ENError {
         /// Maps a failure of a PostgreSQL transaction to an `ENError`: an `ENError` thrown inside comes out as it
         /// is; PostgreSQL's own errors by their SQLSTATE class.
-        static func postgres(_ error: any Error) -> ENError {
+        package static func postgres(_ error: any Error) -> ENError {
             if let error = error as? ENError { return error }
             if let error = error as? PostgresTransactionError {
                 if let inner = error.closureError ?? error.beginError ?? error.commitError { return postgres(inner) }

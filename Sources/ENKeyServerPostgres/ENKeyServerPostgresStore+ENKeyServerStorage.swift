@@ -46,17 +46,13 @@
             return unique.compactMap { found[$0] }
         }
 
-        /// Runs `body`'s one statement on a pooled connection outside an explicit transaction (no `BEGIN` and
-        /// `COMMIT` round trips), mapping every failure to an `ENError` as ``transaction(_:)`` does.
+        /// Runs `body`'s one statement on a pooled connection outside an explicit transaction
+        /// (`PostgresClient.enStatement(_:)`).
         private func statement<Value: Sendable>(
             _ body: (PostgresConnection, Logger) async throws -> Value
         ) async throws(ENError) -> Value {
             let logger = self.logger
-            do {
-                return try await client.withConnection { connection in try await body(connection, logger) }
-            } catch {
-                throw ENError.postgres(error)
-            }
+            return try await client.enStatement { connection in try await body(connection, logger) }
         }
 
         /// Inserts and revises in one transaction; see `ENKeyServerStorage/insertAndRevise(inserting:revising:)`.

@@ -73,41 +73,13 @@
             }
         }
 
-        /// Runs `body` in one transaction on a pooled connection, mapping every failure to an `ENError` (an
-        /// `ENError` thrown by `body` comes out as it is). A transaction PostgreSQL aborted as a deadlock victim or a
-        /// serialization failure (SQLSTATE 40P01, 40001) is run again, up to ``retryLimit`` times in all.
+        /// Runs `body` in one transaction on a pooled connection (`PostgresClient.enTransaction(logger:_:)`: an
+        /// `ENError` for every failure, deadlock victims and serialization failures run again).
         func transaction<Value: Sendable>(
             _ body: (PostgresConnection, Logger) async throws -> Value
         ) async throws(ENError) -> Value {
             let logger = self.logger
-            var attempt = 1
-            while true {
-                do {
-                    return try await client.withTransaction(logger: logger) { connection in
-                        try await body(connection, logger)
-                    }
-                } catch {
-                    if attempt < Self.retryLimit, Self.isTransient(error) {
-                        attempt += 1
-                        logger.debug("transaction retried", metadata: ["attempt": "\(attempt)"])
-                        continue
-                    }
-                    throw ENError.postgres(error)
-                }
-            }
-        }
-
-        /// How many times a transaction runs at most when PostgreSQL aborts it as a deadlock victim or a serialization
-        /// failure.
-        static let retryLimit = 5
-
-        /// Whether `error` is a deadlock or serialization failure, which running the transaction again resolves.
-        static func isTransient(_ error: any Error) -> Bool {
-            if let error = error as? PostgresTransactionError {
-                return (error.closureError ?? error.commitError).map(isTransient) ?? false
-            }
-            guard let error = error as? PSQLError, error.code == .server else { return false }
-            return ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
+            return try await client.enTransaction(logger: logger) { connection in try await body(connection, logger) }
         }
     }
 #endif

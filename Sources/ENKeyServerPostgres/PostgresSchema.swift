@@ -81,57 +81,19 @@
             )
         ]
 
+        /// The schema as ``PostgresMigrations`` applies it, recorded in `key_server_schema_migrations`.
+        static let schema = PostgresMigrations(
+            kind: "key-server", store: "ENKeyServerPostgresStore", recordTable: "key_server_schema_migrations",
+            lock: migrationLock, tables: ["key_server_keys", "key_server_batches"], migrations: migrations)
+
         /// Applies the migrations the database lacks, under the migration lock, in the caller's transaction.
         static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
-            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS key_server_schema_migrations (
-                    version TEXT PRIMARY KEY,
-                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                )
-                """, logger: logger)
-            let applied = try await appliedVersions(connection, logger: logger)
-            let known = migrations.map(\.version)
-            if let unknown = applied.first(where: { !known.contains($0) }) {
-                throw ENError(
-                    .badFormat,
-                    "the database has key-server schema \(unknown), which this build does not know (it knows "
-                        + "\(known.joined(separator: ", "))): it was written by a newer version")
-            }
-            if applied.isEmpty {
-                let rows = try await connection.query(
-                    "SELECT to_regclass('key_server_keys') IS NOT NULL OR to_regclass('key_server_batches') IS NOT NULL",
-                    logger: logger)
-                for try await foreign in rows.decode(Bool.self) where foreign {
-                    throw ENError(
-                        .badFormat,
-                        "the database has key-server tables but no migration records: it is not an "
-                            + "ENKeyServerPostgresStore database")
-                }
-            }
-            for migration in migrations where !applied.contains(migration.version) {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query(
-                    "INSERT INTO key_server_schema_migrations (version) VALUES (\(migration.version))", logger: logger)
-                logger.info("applied key-server schema migration", metadata: ["version": "\(migration.version)"])
-            }
+            try await schema.migrate(connection, logger: logger)
         }
 
         /// The versions recorded, in the order they were applied.
         static func appliedVersions(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
-            let exists = try await connection.query(
-                "SELECT to_regclass('key_server_schema_migrations') IS NOT NULL", logger: logger)
-            var found = false
-            for try await value in exists.decode(Bool.self) { found = value }
-            guard found else { return [] }
-            var versions: [String] = []
-            let rows = try await connection.query(
-                "SELECT version FROM key_server_schema_migrations ORDER BY applied_at, version", logger: logger)
-            for try await version in rows.decode(String.self) { versions.append(version) }
-            return versions
+            try await schema.appliedVersions(connection, logger: logger)
         }
     }
 #endif

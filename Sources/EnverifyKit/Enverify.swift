@@ -74,12 +74,12 @@ struct APIKeyCreateCommand: AsyncParsableCommand {
         case "admin": keyType = .admin
         default: throw EnverifyFailure("--type \(type): want device or admin")
         }
-        let service = try storage.service(configuration: ENVerificationConfiguration())
-        let key: String
-        do {
-            key = try await service.createAPIKey(name: name, type: keyType)
-        } catch {
-            throw EnverifyFailure(error, option: error.code == .badParameter ? "--name" : nil)
+        let key = try await storage.withService(configuration: ENVerificationConfiguration()) { service in
+            do throws(ENError) {
+                return try await service.createAPIKey(name: name, type: keyType)
+            } catch {
+                throw EnverifyFailure(error, option: error.code == .badParameter ? "--name" : nil)
+            }
         }
         print(key)
     }

@@ -120,12 +120,15 @@ struct EnverifyServeCommand: AsyncParsableCommand {
         return configuration
     }
 
-    /// The service the options describe.
-    func makeService() throws -> ENVerificationService {
+    /// Runs `body` with the service the options describe, its storage open while it runs.
+    func withService<Value: Sendable>(
+        logger: Logger, _ body: (ENVerificationService) async throws -> Value
+    ) async throws -> Value {
         let configuration = try realmConfiguration()
         let certificate = try EnverifyStorageOptions.privateKey(certificateKey, option: "--certificate-key")
         let token = try EnverifyStorageOptions.privateKey(tokenKey, option: "--token-key")
-        return try storage.service(configuration: configuration, tokenKey: token, certificateKey: certificate)
+        return try await storage.withService(
+            configuration: configuration, tokenKey: token, certificateKey: certificate, logger: logger, body)
     }
 
     /// The limits and HTTPS of both listeners, checked against where they listen: a non-loopback address serves
@@ -148,12 +151,20 @@ struct EnverifyServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "enverify")
         let (limits, tls) = try network()
-        let service = try makeService()
+        _ = try await withService(logger: logger) { service in
+            try await serve(service, limits: limits, tls: tls, logger: logger)
+        }
+    }
+
+    /// Serves `service` on the two listeners, with `limits` and `tls`, until SIGTERM or SIGINT.
+    private func serve(
+        _ service: ENVerificationService, limits: HTTPLimits, tls: ServerTLS?, logger: Logger
+    ) async throws -> Bool {
         let device = VerificationHTTP(service: service, api: .device, logger: logger)
         let admin = VerificationHTTP(service: service, api: .admin, logger: logger)
         let (host, adminHost) = (host, adminHost)
         let scheme = tls == nil ? "http" : "https"
-        _ = try await VerificationHTTP.withRunningServers(
+        return try await VerificationHTTP.withRunningServers(
             device: (device, host, port), admin: (admin, adminHost, adminPort), limits: limits, tls: tls,
             shutdownSignals: [.sigterm, .sigint], logger: logger
         ) { devicePort, adminPort in

@@ -4,6 +4,12 @@ import ENCrypto
 import ENHTTPServer
 import ENVerificationServer
 import Foundation
+import Logging
+
+#if PostgreSQL
+    import ENVerificationServerPostgres
+    import PostgresNIO
+#endif
 
 /// Where `enverify` keeps codes, tokens and API keys, and the HMAC master secret they are stored under: the
 /// options every subcommand shares.
@@ -15,8 +21,24 @@ struct EnverifyStorageOptions: ParsableArguments {
     @Option(help: "The SQLite database file (created when missing).")
     var database: String?
 
-    @Option(help: "A PostgreSQL URL (not supported yet: exits 2).")
+    @Option(
+        help: """
+            A PostgreSQL database instead of --database: postgres://USER@HOST:PORT/DATABASE (the password from \
+            --postgres-password-file or ENVERIFY_POSTGRES_PASSWORD, never in the URL on the command line), with optional \
+            ?sslmode=require|verify-full (disable|prefer on loopback only), sslrootcert=CA-FILE, search_path=SCHEMA, \
+            pool_max=N, host=/SOCKET/DIR.
+            """)
     var postgres: String?
+
+    @Option(
+        help: """
+            A file holding the PostgreSQL password (owner-only; or the environment variable \
+            ENVERIFY_POSTGRES_PASSWORD), when the --postgres URL has none.
+            """)
+    var postgresPasswordFile: String?
+
+    @Option(help: "A PEM file of the CA certificates that may sign the PostgreSQL server's certificate.")
+    var postgresCa: String?
 
     @Option(
         help: """
@@ -50,41 +72,93 @@ struct EnverifyStorageOptions: ParsableArguments {
         }
     }
 
-    /// The storage: the SQLite file `--database`.
-    func storage() throws -> ENVerificationSQLiteStore {
+    /// Opens the storage the options name (the SQLite file, or PostgreSQL with its connection pool running and the
+    /// schema migrated), runs `body` with it, and closes it.
+    ///
+    /// - Throws: ``EnverifyFailure``: exit 2 for bad options (naming the option), 1 for a database that cannot be
+    ///   opened, reached or migrated.
+    func withStorage<Value: Sendable>(
+        logger: Logger = Logger(label: "enverify"), _ body: (any ENVerificationStorage) async throws -> Value
+    ) async throws -> Value {
         switch (database, postgres) {
         case (nil, nil): throw EnverifyFailure("give --database FILE or --postgres URL")
         case (.some, .some): throw EnverifyFailure("--database and --postgres: give one of them, not both")
-        case (nil, .some):
-            throw EnverifyFailure(
-                "--postgres: PostgreSQL storage for the verification server is not built yet; use --database FILE")
         case (.some(let path), nil):
+            let store: ENVerificationSQLiteStore
             do {
-                return try ENVerificationSQLiteStore(path: path)
+                store = try ENVerificationSQLiteStore(path: path)
             } catch {
                 throw EnverifyFailure(error, option: "--database \(path)")
             }
+            defer { try? store.close() }
+            return try await body(store)
+        case (nil, .some(let url)):
+            #if PostgreSQL
+                if let components = URLComponents(string: url), components.password != nil {
+                    throw EnverifyFailure(
+                        "--postgres: the URL carries a password, which every user of this machine can read on a "
+                            + "command line; give it in --postgres-password-file or ENVERIFY_POSTGRES_PASSWORD")
+                }
+                let configuration: PostgresClient.Configuration
+                do {
+                    configuration = try ENVerificationPostgresStore.clientConfiguration(
+                        url: url, password: try postgresPassword(), rootCertificates: postgresCa)
+                } catch let error as ENError {
+                    throw EnverifyFailure("--postgres \(url): \(error.reason)")
+                }
+                let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+                return try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await client.run() }
+                    defer { group.cancelAll() }
+                    let store = ENVerificationPostgresStore(client: client, logger: logger)
+                    do throws(ENError) {
+                        try await store.migrate()
+                    } catch {
+                        throw EnverifyFailure(
+                            "--postgres \(url): \(error.reason)", exitCode: error.code == .badFormat ? 2 : 1)
+                    }
+                    return try await body(store)
+                }
+            #else
+                throw EnverifyFailure(
+                    "--postgres: this enverify was built without the PostgreSQL trait; use --database FILE")
+            #endif
         }
     }
 
-    /// A service on this storage and secret with `configuration`; the token and certificate keys generated when
-    /// not given (creating API keys signs nothing).
-    func service(
+    /// The PostgreSQL password from `--postgres-password-file` (owner-only) or `ENVERIFY_POSTGRES_PASSWORD`, if any.
+    private func postgresPassword() throws -> String? {
+        if let postgresPasswordFile {
+            return try OptionFile.text(
+                postgresPasswordFile, option: "--postgres-password-file", maximumBytes: Self.maximumFileBytes
+            )
+            .trimmingCharacters(in: .newlines)
+        }
+        return EnverifyEnvironment.current["ENVERIFY_POSTGRES_PASSWORD"]
+    }
+
+    /// Runs `body` with a service on this storage and secret with `configuration` (the storage open while it runs);
+    /// the token and certificate keys generated when not given (creating API keys signs nothing).
+    func withService<Value: Sendable>(
         configuration: ENVerificationConfiguration, tokenKey: P256SigningKey? = nil,
-        certificateKey: P256SigningKey? = nil
-    ) throws -> ENVerificationService {
+        certificateKey: P256SigningKey? = nil, logger: Logger = Logger(label: "enverify"),
+        _ body: (ENVerificationService) async throws -> Value
+    ) async throws -> Value {
         let secrets = try secrets()
-        let storage = try storage()
         func orGenerated(_ key: P256SigningKey?) throws(ENError) -> P256SigningKey {
             if let key { return key }
             return try P256SigningKey()
         }
-        do {
-            return try ENVerificationService(
-                configuration: configuration, secrets: secrets, tokenKey: try orGenerated(tokenKey),
-                certificateKey: try orGenerated(certificateKey), storage: storage)
-        } catch {
-            throw EnverifyFailure(error)
+        return try await withStorage(logger: logger) { storage in
+            let service: ENVerificationService
+            do throws(ENError) {
+                service = try ENVerificationService(
+                    configuration: configuration, secrets: secrets, tokenKey: try orGenerated(tokenKey),
+                    certificateKey: try orGenerated(certificateKey), storage: storage)
+            } catch {
+                throw EnverifyFailure(error)
+            }
+            return try await body(service)
         }
     }
 

@@ -10,54 +10,58 @@ import Testing
 /// code.
 @Suite("Verification flow")
 struct VerificationFlowTests {
-    @Test("A code becomes a token, the token a certificate the key server accepts with its HMAC check")
-    func fullFlow() async throws {
-        let fixture = try await VerificationFixture()
-        let issued = await fixture.post(
-            .issue, #"{"testType":"confirmed","symptomDate":"2020-07-30","testDate":"2020-07-31"}"#)
-        #expect(issued.status == 200)
-        let code = try #require(issued.json["code"] as? String)
-        #expect(code.count == 8 && code.allSatisfy(\.isNumber))
-        #expect((issued.json["longCode"] as? String)?.count == 16)
-        #expect(issued.json["expiresAtTimestamp"] as? Int == 1_596_283_200 + 900)
-        #expect(issued.json["expiresAt"] as? String == "Sat, 01 Aug 2020 12:15:00 UTC")
-        #expect(issued.json["longExpiresAtTimestamp"] as? Int == 1_596_283_200 + 86_400)
+    @Test(
+        "A code becomes a token, the token a certificate the key server accepts with its HMAC check",
+        arguments: VerificationStorageKind.available)
+    func fullFlow(kind: VerificationStorageKind) async throws {
+        try await kind.with { stores in
+            let fixture = try await VerificationFixture(storage: stores[0])
+            let issued = await fixture.post(
+                .issue, #"{"testType":"confirmed","symptomDate":"2020-07-30","testDate":"2020-07-31"}"#)
+            #expect(issued.status == 200)
+            let code = try #require(issued.json["code"] as? String)
+            #expect(code.count == 8 && code.allSatisfy(\.isNumber))
+            #expect((issued.json["longCode"] as? String)?.count == 16)
+            #expect(issued.json["expiresAtTimestamp"] as? Int == 1_596_283_200 + 900)
+            #expect(issued.json["expiresAt"] as? String == "Sat, 01 Aug 2020 12:15:00 UTC")
+            #expect(issued.json["longExpiresAtTimestamp"] as? Int == 1_596_283_200 + 86_400)
 
-        let verified = await fixture.post(.verify, #"{"code":"\#(code)","accept":["confirmed"]}"#)
-        #expect(verified.status == 200)
-        #expect(verified.json["testtype"] as? String == "confirmed")
-        #expect(verified.json["symptomDate"] as? String == "2020-07-30")
-        #expect(verified.json["testDate"] as? String == "2020-07-31")
-        let token = try #require(verified.json["token"] as? String)
+            let verified = await fixture.post(.verify, #"{"code":"\#(code)","accept":["confirmed"]}"#)
+            #expect(verified.status == 200)
+            #expect(verified.json["testtype"] as? String == "confirmed")
+            #expect(verified.json["symptomDate"] as? String == "2020-07-30")
+            #expect(verified.json["testDate"] as? String == "2020-07-31")
+            let token = try #require(verified.json["token"] as? String)
 
-        let keys = PublishedKeys()
-        let certified = await fixture.post(.certificate, #"{"token":"\#(token)","ekeyhmac":"\#(keys.hmac)"}"#)
-        #expect(certified.status == 200, "\(certified.text)")
-        let certificate = try #require(certified.json["certificate"] as? String)
+            let keys = PublishedKeys()
+            let certified = await fixture.post(.certificate, #"{"token":"\#(token)","ekeyhmac":"\#(keys.hmac)"}"#)
+            #expect(certified.status == 200, "\(certified.text)")
+            let certificate = try #require(certified.json["certificate"] as? String)
 
-        // The key server accepts it a few seconds later, with its own HMAC check of the keys.
-        let claims = try await fixture.keyServerVerifier.verify(
-            keys.request(certificate: certificate), at: fixture.clock.now.addingTimeInterval(2))
-        #expect(claims?.reportType == .confirmedTest)
-        let july30 = UInt32(ENVerificationDate("2020-07-30")!.daysSinceEpoch * 144)
-        #expect(claims?.symptomOnsetInterval == july30)
+            // The key server accepts it a few seconds later, with its own HMAC check of the keys.
+            let claims = try await fixture.keyServerVerifier.verify(
+                keys.request(certificate: certificate), at: fixture.clock.now.addingTimeInterval(2))
+            #expect(claims?.reportType == .confirmedTest)
+            let july30 = UInt32(ENVerificationDate("2020-07-30")!.daysSinceEpoch * 144)
+            #expect(claims?.symptomOnsetInterval == july30)
 
-        // Other keys do not match the certificate's tekmac.
-        var other = keys.request(certificate: certificate)
-        other.temporaryExposureKeys.removeLast()
-        await #expect(throws: ENError.self) {
-            _ = try await fixture.keyServerVerifier.verify(other, at: fixture.clock.now.addingTimeInterval(2))
+            // Other keys do not match the certificate's tekmac.
+            var other = keys.request(certificate: certificate)
+            other.temporaryExposureKeys.removeLast()
+            await #expect(throws: ENError.self) {
+                _ = try await fixture.keyServerVerifier.verify(other, at: fixture.clock.now.addingTimeInterval(2))
+            }
+
+            // A second use of the code or of the token is refused with Google's codes.
+            let again = await fixture.post(.verify, #"{"code":"\#(code)"}"#)
+            #expect(again.status == 400)
+            #expect(again.json["errorCode"] as? String == "code_invalid")
+            #expect(again.json["error_code"] as? String == "code_invalid")
+            let twice = await fixture.post(.certificate, #"{"token":"\#(token)","ekeyhmac":"\#(keys.hmac)"}"#)
+            #expect(twice.status == 400)
+            #expect(twice.json["errorCode"] as? String == "token_expired")
+            #expect(twice.json["error"] as? String == "verification token invalid")
         }
-
-        // A second use of the code or of the token is refused with Google's codes.
-        let again = await fixture.post(.verify, #"{"code":"\#(code)"}"#)
-        #expect(again.status == 400)
-        #expect(again.json["errorCode"] as? String == "code_invalid")
-        #expect(again.json["error_code"] as? String == "code_invalid")
-        let twice = await fixture.post(.certificate, #"{"token":"\#(token)","ekeyhmac":"\#(keys.hmac)"}"#)
-        #expect(twice.status == 400)
-        #expect(twice.json["errorCode"] as? String == "token_expired")
-        #expect(twice.json["error"] as? String == "verification token invalid")
     }
 
     @Test(
@@ -259,79 +263,87 @@ struct VerificationFlowTests {
         #expect(await fixture.post(.verify, #"{"code":"\#(code)"}"#).status == 200)
     }
 
-    @Test("Cleanup as Google's: codes forgotten after 48 hours, entries deleted after 14 days, tokens after 24 hours")
-    func cleanup() async throws {
-        let fixture = try await VerificationFixture()
-        let first = await fixture.issue()
-        let second = await fixture.issue()
-        let code = try #require(first["code"] as? String)
-        let longCode = try #require(second["longCode"] as? String)
-        #expect(await fixture.post(.verify, #"{"code":"\#(code)"}"#).status == 200)
-        #expect(
-            try await fixture.service.deleteExpired()
-                == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 0, deletedTokens: 0))
+    @Test(
+        "Cleanup as Google's: codes forgotten after 48 hours, entries deleted after 14 days, tokens after 24 hours",
+        arguments: VerificationStorageKind.available)
+    func cleanup(kind: VerificationStorageKind) async throws {
+        try await kind.with { stores in
+            let fixture = try await VerificationFixture(storage: stores[0])
+            let first = await fixture.issue()
+            let second = await fixture.issue()
+            let code = try #require(first["code"] as? String)
+            let longCode = try #require(second["longCode"] as? String)
+            #expect(await fixture.post(.verify, #"{"code":"\#(code)"}"#).status == 200)
+            #expect(
+                try await fixture.service.deleteExpired()
+                    == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 0, deletedTokens: 0))
 
-        // Both codes' long expiry (24 h) plus 48 h; the token expired 24 h after issue, so it is deleted too.
-        fixture.clock.advance(by: 72 * 3600 + 1)
-        #expect(
-            try await fixture.service.deleteExpired()
-                == ENVerificationCleanup(recycledCodes: 2, deletedCodes: 0, deletedTokens: 1))
-        let status = await fixture.post(.checkCodeStatus, #"{"uuid":"\#(second["uuid"] as? String ?? "")"}"#)
-        #expect(status.status == 200)
-        #expect(await fixture.post(.verify, #"{"code":"\#(longCode)"}"#).json["errorCode"] as? String == "code_invalid")
+            // Both codes' long expiry (24 h) plus 48 h; the token expired 24 h after issue, so it is deleted too.
+            fixture.clock.advance(by: 72 * 3600 + 1)
+            #expect(
+                try await fixture.service.deleteExpired()
+                    == ENVerificationCleanup(recycledCodes: 2, deletedCodes: 0, deletedTokens: 1))
+            let status = await fixture.post(.checkCodeStatus, #"{"uuid":"\#(second["uuid"] as? String ?? "")"}"#)
+            #expect(status.status == 200)
+            #expect(
+                await fixture.post(.verify, #"{"code":"\#(longCode)"}"#).json["errorCode"] as? String == "code_invalid")
 
-        fixture.clock.advance(by: 14 * 86_400)
-        #expect(
-            try await fixture.service.deleteExpired()
-                == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 2, deletedTokens: 0))
-        #expect(await fixture.post(.checkCodeStatus, #"{"uuid":"\#(second["uuid"] as? String ?? "")"}"#).status == 404)
+            fixture.clock.advance(by: 14 * 86_400)
+            #expect(
+                try await fixture.service.deleteExpired()
+                    == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 2, deletedTokens: 0))
+            #expect(
+                await fixture.post(.checkCodeStatus, #"{"uuid":"\#(second["uuid"] as? String ?? "")"}"#).status == 404)
+        }
     }
 
-    @Test("Check status, expire, batch issue")
-    func codeAdministration() async throws {
-        let fixture = try await VerificationFixture()
-        let issued = await fixture.issue()
-        let uuid = try #require(issued["uuid"] as? String)
-        let status = await fixture.post(.checkCodeStatus, #"{"uuid":"\#(uuid)"}"#)
-        #expect(status.status == 200)
-        #expect(status.json["claimed"] as? Bool == false)
-        #expect(status.json["expiresAtTimestamp"] as? Int == 1_596_284_100)
-        let missing = await fixture.post(.checkCodeStatus, #"{"uuid":"\#(UUID().uuidString)"}"#)
-        #expect(missing.status == 404)
-        #expect(missing.json["errorCode"] as? String == "code_not_found")
+    @Test("Check status, expire, batch issue", arguments: VerificationStorageKind.available)
+    func codeAdministration(kind: VerificationStorageKind) async throws {
+        try await kind.with { stores in
+            let fixture = try await VerificationFixture(storage: stores[0])
+            let issued = await fixture.issue()
+            let uuid = try #require(issued["uuid"] as? String)
+            let status = await fixture.post(.checkCodeStatus, #"{"uuid":"\#(uuid)"}"#)
+            #expect(status.status == 200)
+            #expect(status.json["claimed"] as? Bool == false)
+            #expect(status.json["expiresAtTimestamp"] as? Int == 1_596_284_100)
+            let missing = await fixture.post(.checkCodeStatus, #"{"uuid":"\#(UUID().uuidString)"}"#)
+            #expect(missing.status == 404)
+            #expect(missing.json["errorCode"] as? String == "code_not_found")
 
-        fixture.clock.advance(by: 60)
-        let expired = await fixture.post(.expireCode, #"{"uuid":"\#(uuid)"}"#)
-        #expect(expired.status == 200)
-        #expect(expired.json["expiresAtTimestamp"] as? Int == 1_596_283_260)
-        #expect(expired.json["claimed"] == nil)
-        let code = try #require(issued["code"] as? String)
-        #expect(await fixture.post(.verify, #"{"code":"\#(code)"}"#).json["errorCode"] as? String == "code_expired")
+            fixture.clock.advance(by: 60)
+            let expired = await fixture.post(.expireCode, #"{"uuid":"\#(uuid)"}"#)
+            #expect(expired.status == 200)
+            #expect(expired.json["expiresAtTimestamp"] as? Int == 1_596_283_260)
+            #expect(expired.json["claimed"] == nil)
+            let code = try #require(issued["code"] as? String)
+            #expect(await fixture.post(.verify, #"{"code":"\#(code)"}"#).json["errorCode"] as? String == "code_expired")
 
-        let other = await fixture.issue()
-        _ = await fixture.post(.verify, #"{"code":"\#(other["code"] as? String ?? "")"}"#)
-        let claimed = await fixture.post(.expireCode, #"{"uuid":"\#(other["uuid"] as? String ?? "")"}"#)
-        #expect(claimed.status == 400)
-        #expect(claimed.text == #"{"error":"bad request","errorCode":"","error_code":""}"# + "\n")
+            let other = await fixture.issue()
+            _ = await fixture.post(.verify, #"{"code":"\#(other["code"] as? String ?? "")"}"#)
+            let claimed = await fixture.post(.expireCode, #"{"uuid":"\#(other["uuid"] as? String ?? "")"}"#)
+            #expect(claimed.status == 400)
+            #expect(claimed.text == #"{"error":"bad request","errorCode":"","error_code":""}"# + "\n")
 
-        let batch = await fixture.post(
-            .batchIssue,
-            #"{"codes":[{"testType":"confirmed","testDate":"2020-07-31"},{"testType":"confirmed"},{"testType":"likely","testDate":"2020-07-30"}]}"#
-        )
-        #expect(batch.status == 400)
-        #expect(batch.json["errorCode"] as? String == "missing_date")
-        #expect(
-            batch.json["error"] as? String
-                == "Failed to issue 1 codes. Issued 2 codes successfully.See each error status in the codes array.")
-        let entries = try #require(batch.json["codes"] as? [[String: Any]])
-        #expect(entries.count == 3)
-        #expect(entries[0]["padding"] as? String == "")
-        #expect((entries[0]["code"] as? String)?.count == 8)
-        #expect(entries[1]["errorCode"] as? String == "missing_date")
-        let tooMany = Array(repeating: #"{"testType":"confirmed","testDate":"2020-07-31"}"#, count: 11)
-        let big = await fixture.post(.batchIssue, #"{"codes":[\#(tooMany.joined(separator: ","))]}"#)
-        #expect(big.status == 400)
-        #expect(big.json["error"] as? String == "batch size limit [10] exceeded")
+            let batch = await fixture.post(
+                .batchIssue,
+                #"{"codes":[{"testType":"confirmed","testDate":"2020-07-31"},{"testType":"confirmed"},{"testType":"likely","testDate":"2020-07-30"}]}"#
+            )
+            #expect(batch.status == 400)
+            #expect(batch.json["errorCode"] as? String == "missing_date")
+            #expect(
+                batch.json["error"] as? String
+                    == "Failed to issue 1 codes. Issued 2 codes successfully.See each error status in the codes array.")
+            let entries = try #require(batch.json["codes"] as? [[String: Any]])
+            #expect(entries.count == 3)
+            #expect(entries[0]["padding"] as? String == "")
+            #expect((entries[0]["code"] as? String)?.count == 8)
+            #expect(entries[1]["errorCode"] as? String == "missing_date")
+            let tooMany = Array(repeating: #"{"testType":"confirmed","testDate":"2020-07-31"}"#, count: 11)
+            let big = await fixture.post(.batchIssue, #"{"codes":[\#(tooMany.joined(separator: ","))]}"#)
+            #expect(big.status == 400)
+            #expect(big.json["error"] as? String == "batch size limit [10] exceeded")
+        }
     }
 }
 

@@ -4,8 +4,9 @@ import ENVerificationServer
 import Foundation
 import Testing
 
-/// The SQLite store's claims under races: two stores (two connections) on one file, each code and each token
-/// claimed by both at once, and only one claim of each wins.
+/// The storage contract, on every storage (``VerificationStorageKind``): claims under races (two stores, two
+/// connections or connection pools, on one database, each code and each token claimed by both at once, and only one
+/// claim of each wins), the claim rules in Google's order, API keys, expiry and cleanup.
 @Suite("Verification storage")
 struct VerificationStorageTests {
     private static let now = Date(timeIntervalSince1970: 1_596_283_200)
@@ -17,13 +18,14 @@ struct VerificationStorageTests {
             longExpiresAt: Self.now + 86_400, createdAt: Self.now)
     }
 
-    @Test("Two connections racing for each of 40 codes and their tokens: exactly one wins each")
-    func racingClaims() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let path = directory.path("verification.sqlite")
-        let first = try ENVerificationSQLiteStore(path: path)
-        let second = try ENVerificationSQLiteStore(path: path)
+    @Test(
+        "Two instances racing for each of 40 codes and their tokens: exactly one wins each",
+        arguments: VerificationStorageKind.available)
+    func racingClaims(kind: VerificationStorageKind) async throws {
+        try await kind.with(count: 2) { stores in try await racingClaims(stores[0], stores[1]) }
+    }
+
+    private func racingClaims(_ first: any ENVerificationStorage, _ second: any ENVerificationStorage) async throws {
         let count = 40
         for index in 0..<count { #expect(try await first.insertCode(code(index)) == .inserted) }
 
@@ -64,16 +66,16 @@ struct VerificationStorageTests {
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         #expect(tokenWins == count)
-        try first.close()
-        try second.close()
     }
 
-    @Test("Claims check expiry, use, type and subject in Google's order; the state survives reopening")
-    func claimRules() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let path = directory.path("verification.sqlite")
-        let store = try ENVerificationSQLiteStore(path: path)
+    @Test(
+        "Claims check expiry, use, type and subject in Google's order; another instance sees the state",
+        arguments: VerificationStorageKind.available)
+    func claimRules(kind: VerificationStorageKind) async throws {
+        try await kind.with(count: 2) { stores in try await claimRules(stores[0], reopened: stores[1]) }
+    }
+
+    private func claimRules(_ store: any ENVerificationStorage, reopened: any ENVerificationStorage) async throws {
         let record = code(1)
         #expect(try await store.insertCode(record) == .inserted)
         #expect(try await store.insertCode(record) == .uuidTaken)
@@ -104,13 +106,92 @@ struct VerificationStorageTests {
                 == .subjectMismatch)
         #expect(try await store.claimToken(id: "t", subject: subject, now: Self.now + 100) == .expired)
         #expect(try await store.claimToken(id: "x", subject: subject, now: Self.now) == .notFound)
-        try store.close()
 
-        let reopened = try ENVerificationSQLiteStore(path: path)
         #expect(try await reopened.claimToken(id: "t", subject: subject, now: Self.now) == .claimed)
         #expect(try await reopened.claimToken(id: "t", subject: subject, now: Self.now) == .used)
         #expect(try await reopened.code(uuid: record.uuid)?.claimed == true)
         #expect(try await reopened.expireCode(uuid: record.uuid, now: Self.now) == .claimed)
-        try reopened.close()
+        let stored = try #require(try await reopened.code(uuid: record.uuid))
+        var expected = record
+        expected.claimed = true
+        #expect(stored == expected)
+    }
+
+    @Test("API keys: stored once by name, found by any of their HMACs", arguments: VerificationStorageKind.available)
+    func apiKeys(kind: VerificationStorageKind) async throws {
+        try await kind.with(count: 2) { stores in
+            let record = ENVerificationAPIKeyRecord(
+                name: "lab", type: .admin, preview: "abcdef", keyHMAC: "hmac-1", createdAt: Self.now)
+            #expect(try await stores[0].insertAPIKey(record))
+            var again = record
+            again.keyHMAC = "hmac-2"
+            #expect(try await !stores[1].insertAPIKey(again))
+            #expect(try await stores[1].apiKey(hmacs: []) == nil)
+            #expect(try await stores[1].apiKey(hmacs: ["hmac-2"]) == nil)
+            let found = try #require(try await stores[1].apiKey(hmacs: ["old", "hmac-1"]))
+            #expect(found.id != 0)
+            var expected = record
+            expected.id = found.id
+            #expect(found == expected)
+        }
+    }
+
+    @Test(
+        "Expiring a code: now, or unchanged when expired, refused when claimed; cleanup recycles then deletes",
+        arguments: VerificationStorageKind.available)
+    func expiryAndCleanup(kind: VerificationStorageKind) async throws {
+        try await kind.with { stores in
+            let store = stores[0]
+            let (first, second) = (code(1), code(2))
+            #expect(try await store.insertCode(first) == .inserted)
+            #expect(try await store.insertCode(second) == .inserted)
+            #expect(try await store.expireCode(uuid: "nope", now: Self.now) == .notFound)
+            guard case .expired(let expired) = try await store.expireCode(uuid: first.uuid, now: Self.now + 10) else {
+                Issue.record("the code should have been expired")
+                return
+            }
+            #expect(expired.expiresAt == Self.now + 10 && expired.longExpiresAt == Self.now + 10)
+            #expect(try await store.code(uuid: first.uuid) == expired)
+            #expect(try await store.expireCode(uuid: first.uuid, now: Self.now + 20) == .expired(expired))
+            #expect(
+                try await store.claimCode(
+                    hmacs: ["long-1"], accepting: [.confirmed], now: Self.now + 20, tokenID: "t1",
+                    tokenExpiresAt: Self.now + 100) == .expired)
+            guard
+                case .claimed = try await store.claimCode(
+                    hmacs: ["short-2"], accepting: [.confirmed], now: Self.now, tokenID: "t2",
+                    tokenExpiresAt: Self.now + 100)
+            else {
+                Issue.record("the second code should be claimed")
+                return
+            }
+
+            // Nothing is old enough yet.
+            #expect(
+                try await store.deleteExpired(
+                    recyclingCodesBefore: Self.now, deletingCodesBefore: Self.now, deletingTokensBefore: Self.now)
+                    == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 0, deletedTokens: 0))
+            // The first code's HMACs are forgotten, its status stays; then it is deleted, and the token.
+            #expect(
+                try await store.deleteExpired(
+                    recyclingCodesBefore: Self.now + 11, deletingCodesBefore: Self.now,
+                    deletingTokensBefore: Self.now)
+                    == ENVerificationCleanup(recycledCodes: 1, deletedCodes: 0, deletedTokens: 0))
+            let recycled = try #require(try await store.code(uuid: first.uuid))
+            #expect(recycled.codeHMAC.isEmpty && recycled.longCodeHMAC.isEmpty)
+            #expect(
+                try await store.claimCode(
+                    hmacs: ["short-1", "long-1"], accepting: [.confirmed], now: Self.now, tokenID: "t3",
+                    tokenExpiresAt: Self.now + 100) == .notFound)
+            #expect(
+                try await store.deleteExpired(
+                    recyclingCodesBefore: Self.now + 11, deletingCodesBefore: Self.now + 11,
+                    deletingTokensBefore: Self.now + 101)
+                    == ENVerificationCleanup(recycledCodes: 0, deletedCodes: 1, deletedTokens: 1))
+            #expect(try await store.code(uuid: first.uuid) == nil)
+            #expect(try await store.code(uuid: second.uuid)?.claimed == true)
+            #expect(
+                try await store.claimToken(id: "t2", subject: second.subject, now: Self.now) == .notFound)
+        }
     }
 }

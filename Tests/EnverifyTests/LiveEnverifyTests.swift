@@ -136,7 +136,7 @@ struct LiveEnverifyTests {
         #expect(error.contains(option), "\(error)")
     }
 
-    @Test("refused setups exit 2: PostgreSQL, a group-readable key, no secret, a bad key type")
+    @Test("refused setups exit 2: a PostgreSQL URL without a user, a group-readable key, no secret, a bad key type")
     func refusedSetups() throws {
         let setup = try EnverifySetup()
         defer { setup.directory.cleanUp() }

@@ -1,3 +1,4 @@
+internal import ENKeyServer
 public import Foundation
 
 /// A request body of Google's verification API.
@@ -76,7 +77,11 @@ public enum ENVerificationRequestDecoder {
         guard let object = parsed as? [String: Any] else {
             return .failure(BindError("invalid value \"\" (not an object)"))
         }
-        switch canonicalize(object, names: Request.fieldNames, nested: Request.nestedFieldNames) {
+        // The members in the body's order (JSONSerialization's dictionary has none), so that the unknown field named
+        // is the first one, as Go's decoder names it.
+        var ordered: GoJSON.Value?
+        if case .value(let value, _) = GoJSON.firstValue(in: Array(body)) { ordered = value }
+        switch canonicalize(object, names: Request.fieldNames, nested: Request.nestedFieldNames, ordered: ordered) {
         case .success(let canonical): return decodeCanonical(type, canonical)
         case .failure(let error): return .failure(error)
         }
@@ -108,13 +113,18 @@ public enum ENVerificationRequestDecoder {
     }
 
     /// Renames fields to their Go names (exact match first, then ignoring case), drops `padding`, refuses unknown
-    /// fields (Go's message: `unknown field "\"name\""`, the quoted name quoted again).
+    /// fields (Go's message: `unknown field "\"name\""`, the quoted name quoted again), looking at the fields in
+    /// `ordered`'s order (the same object as Go reads it) so that the first unknown one is named.
     private static func canonicalize(
-        _ object: [String: Any], names: [String], nested: [String: [String]]
+        _ object: [String: Any], names: [String], nested: [String: [String]], ordered: GoJSON.Value?
     ) -> Result<[String: Any], BindError> {
         let all = names + ["padding"]
         var canonical: [String: Any] = [:]
-        for (key, value) in object {
+        var members: [(key: String, value: GoJSON.Value)] = []
+        if case .object(let entries)? = ordered { members = entries }
+        var seen = Set<String>()
+        for key in members.map(\.key) + object.keys.sorted() where seen.insert(key).inserted {
+            guard let value = object[key] else { continue }
             guard let name = all.first(where: { $0 == key }) ?? all.first(where: { Self.equalFold($0, key) }) else {
                 let quoted = GoJSONValue.quoted(key)
                 return .failure(BindError("unknown field \(GoJSONValue.quoted(quoted))"))
@@ -122,12 +132,15 @@ public enum ENVerificationRequestDecoder {
             if name == "padding" { continue }
             if let inner = nested[name], let elements = value as? [Any] {
                 var converted: [Any] = []
-                for element in elements {
+                var orderedElements: [GoJSON.Value] = []
+                if case .array(let items)? = members.last(where: { $0.key == key })?.value { orderedElements = items }
+                for (index, element) in elements.enumerated() {
                     guard let elementObject = element as? [String: Any] else {
                         converted.append(element)
                         continue
                     }
-                    switch canonicalize(elementObject, names: inner, nested: [:]) {
+                    let orderedElement = orderedElements.indices.contains(index) ? orderedElements[index] : nil
+                    switch canonicalize(elementObject, names: inner, nested: [:], ordered: orderedElement) {
                     case .success(let object): converted.append(object)
                     case .failure(let error): return .failure(error)
                     }

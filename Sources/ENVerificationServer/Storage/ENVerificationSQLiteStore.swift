@@ -243,17 +243,8 @@ public final class ENVerificationSQLiteStore: ENVerificationStorage {
     }
 
     private static func subject(_ row: Row) throws -> ENVerificationSubject {
-        guard let type = ENVerificationTestType(rawValue: row["test_type"]) else {
-            throw ENError.badFormat("a stored test type \(row["test_type"] as String) is not known")
-        }
-        func date(_ column: String) throws -> ENVerificationDate? {
-            guard let text = row[column] as String? else { return nil }
-            guard let date = ENVerificationDate(text) else {
-                throw ENError.badFormat("a stored \(column) \(text) is not a date")
-            }
-            return date
-        }
-        return ENVerificationSubject(
-            testType: type, symptomDate: try date("symptom_date"), testDate: try date("test_date"))
+        try ENVerificationSubject(
+            storedTestType: row["test_type"] as String, symptomDate: row["symptom_date"] as String?,
+            testDate: row["test_date"] as String?)
     }
 }
