@@ -25,7 +25,13 @@ enum SampleAppBackend {
     static let filesURL = URL(string: "https://keys.example.org/v1/")!
     /// `Server.diagnosisKeys`: the keys this process posted, in order (the sample's server "stores all of the
     /// TEKs it receives locally on device"); each new one is also posted to `keyServer`.
-    nonisolated(unsafe) static var postedKeys: [CodableDiagnosisKey] = []
+    /// Read and replaced under `postedKeysLock`: the app posts from the manager's queue, the story reads from its
+    /// task (Apple's sample keeps them in `UserDefaults`, which is thread-safe).
+    static var postedKeys: [CodableDiagnosisKey] {
+        postedKeysLock.withLock { storedPostedKeys }
+    }
+    nonisolated(unsafe) private static var storedPostedKeys: [CodableDiagnosisKey] = []
+    private static let postedKeysLock = NSLock()
 
     /// Publishes on the key server once the posts under way are stored: what the health authority's server does
     /// every few hours.
@@ -82,8 +88,11 @@ enum SampleAppBackend {
         do {
             if key == "diagnosisKeys" {
                 guard let keys = value as? [CodableDiagnosisKey] else { return }
-                let new = keys.filter { !postedKeys.contains($0) }
-                postedKeys = keys
+                let new = postedKeysLock.withLock {
+                    let new = keys.filter { !storedPostedKeys.contains($0) }
+                    storedPostedKeys = keys
+                    return new
+                }
                 guard let server = keyServer, !new.isEmpty else { return }
                 let shared = new.map {
                     ENTemporaryExposureKey(
