@@ -146,25 +146,10 @@ package struct KeyServerHTTP: Sendable {
             return await chaffResponse()
         }
         let started = ContinuousClock.now
-        let limit = publish.configuration.maximumBodyBytes
-        var body = ByteBuffer()
-        var exceeds = false
-        do {
-            for try await var chunk in request.body {
-                let room = limit - body.readableBytes
-                if chunk.readableBytes > room {
-                    if room > 0, let part = chunk.readSlice(length: room) { body.writeImmutableBuffer(part) }
-                    exceeds = true
-                    break
-                }
-                body.writeBuffer(&chunk)
-            }
-        } catch {
-            logger.debug("publish: the request body could not be read: \(error)")
-            exceeds = error is RequestBodyCap.Exceeded || body.readableBytes >= limit
-        }
+        let body = await BoundedRequestBody.read(request.body, limit: publish.configuration.maximumBodyBytes)
+        if let error = body.error { logger.debug("publish: the request body could not be read: \(error)") }
         let reply = await publish.handle(
-            contentType: request.headers[.contentType], body: Data(body.readableBytesView), bodyExceedsLimit: exceeds)
+            contentType: request.headers[.contentType], body: body.bytes, bodyExceedsLimit: body.exceedsLimit)
         let data = reply.body
         let seconds = Self.seconds(since: started)
         chaff.record(bytes: data.count, seconds: seconds)

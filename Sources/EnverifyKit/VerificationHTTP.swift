@@ -96,27 +96,13 @@ package struct VerificationHTTP: Sendable {
     /// Reads the body up to the limit and hands the request to the service.
     func route(_ endpoint: ENVerificationEndpoint, _ request: Request) async -> Response {
         let started = ContinuousClock.now
-        let limit = ENVerificationRequestDecoder.maximumBodyByteCount
-        var body = ByteBuffer()
-        var exceeds = false
-        do {
-            for try await var chunk in request.body {
-                let room = limit - body.readableBytes
-                if chunk.readableBytes > room {
-                    if room > 0, let part = chunk.readSlice(length: room) { body.writeImmutableBuffer(part) }
-                    exceeds = true
-                    break
-                }
-                body.writeBuffer(&chunk)
-            }
-        } catch {
-            logger.info("\(endpoint.path): the request body could not be read: \(error)")
-            exceeds = error is RequestBodyCap.Exceeded || body.readableBytes >= limit
-        }
+        let body = await BoundedRequestBody.read(
+            request.body, limit: ENVerificationRequestDecoder.maximumBodyByteCount)
+        if let error = body.error { logger.info("\(endpoint.path): the request body could not be read: \(error)") }
         let chaff = !(request.headers[.xChaff] ?? "").isEmpty
         let answer = await service.respond(
             to: endpoint, apiKey: request.headers[.xAPIKey], contentType: request.headers[.contentType],
-            body: Data(body.readableBytesView), bodyExceedsLimit: exceeds, chaff: chaff)
+            body: body.bytes, bodyExceedsLimit: body.exceedsLimit, chaff: chaff)
         if chaff && endpoint.answersChaff && answer.status == 200 {
             // Answered as chaff: as late as a real request takes on average (at most 1 s), as go-chaff answers.
             if let delay = self.chaff.profile?.delay, delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
