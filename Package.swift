@@ -320,8 +320,9 @@ let package = Package(
         .testTarget(
             name: "EnverifyTests",
             dependencies: [
-                "ENCore", "ENCrypto", "ENHTTPServer", "ENKeyServer", "ENVerificationServer", "ENVerificationServerPostgres",
-                "EnverifyKit", "ENTestSupport", "enserver", "enverify",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENHTTPServer", "ENKeyServer", "ENRiskV2", "ENSimulator",
+                "ENVerificationServer", "ENVerificationServerPostgres", "EnverifyKit", "ENTestSupport", "enserver",
+                "enverify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -252,28 +252,15 @@ package struct KeyServerHTTP: Sendable {
     // MARK: Test clock
 
     func testClockRoute(_ request: Request, clock: TestClock) async -> Response {
-        struct Body: Decodable { var now: String }
-        var buffer = ByteBuffer()
-        do {
-            for try await var chunk in request.body {
-                guard buffer.readableBytes + chunk.readableBytes <= 1024 else {
-                    return Self.plain(status: 413, "the body is over 1024 bytes")
-                }
-                buffer.writeBuffer(&chunk)
-            }
-        } catch {
-            return Self.plain(status: 400, "the body could not be read")
+        switch await clock.move(by: request.body) {
+        case .refused(let status, let message):
+            return Self.plain(status: status, message)
+        case .moved(let now):
+            // The index depends on the moment (retention): read it again on the new clock.
+            cache.invalidate()
+            logger.info("test clock", metadata: ["now": "\(now.formatted(.iso8601))"])
+            return Self.json(["now": now.formatted(.iso8601)])
         }
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)),
-            let date = RFC3339.date(from: body.now)
-        else { return Self.plain(status: 400, #"want {"now": "2026-11-24T12:00:00Z"}"#) }
-        guard clock.advance(to: date) else {
-            return Self.plain(status: 409, "\(body.now) is before the clock's \(clock.now.formatted(.iso8601))")
-        }
-        // The index depends on the moment (retention): read it again on the new clock.
-        cache.invalidate()
-        logger.info("test clock", metadata: ["now": "\(body.now)"])
-        return Self.json(["now": clock.now.formatted(.iso8601)])
     }
 
     func testExportRoute() async -> Response {

@@ -70,6 +70,25 @@ struct EnverifyServeCommand: AsyncParsableCommand {
     @Option(help: "How old a symptom or test date may be (s, m, h, d).")
     var symptomDateMaxAge: String = "14d"
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            Tests and simulations only: run on a clock that starts at this ISO 8601 date and moves only by \
+            POST /api/test/clock on the admin listener.
+            """))
+    var testClock: String?
+
+    /// The clock ``testClock`` asks for, or `nil` for the system's.
+    ///
+    /// - Throws: ``EnverifyFailure`` (exit 2) for a date that is not ISO 8601.
+    func controlledClock() throws -> TestClock? {
+        guard let testClock else { return nil }
+        guard let start = RFC3339.date(from: testClock) else {
+            throw EnverifyFailure("--test-clock \(testClock): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
+        }
+        return TestClock(start: start)
+    }
+
     /// The realm's settings from the options.
     ///
     /// - Throws: ``EnverifyFailure`` (exit 2) naming the first bad option.
@@ -122,13 +141,15 @@ struct EnverifyServeCommand: AsyncParsableCommand {
 
     /// Runs `body` with the service the options describe, its storage open while it runs.
     func withService<Value: Sendable>(
-        logger: Logger, _ body: (ENVerificationService) async throws -> Value
+        clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
+        _ body: (ENVerificationService) async throws -> Value
     ) async throws -> Value {
         let configuration = try realmConfiguration()
         let certificate = try EnverifyStorageOptions.privateKey(certificateKey, option: "--certificate-key")
         let token = try EnverifyStorageOptions.privateKey(tokenKey, option: "--token-key")
         return try await storage.withService(
-            configuration: configuration, tokenKey: token, certificateKey: certificate, logger: logger, body)
+            configuration: configuration, tokenKey: token, certificateKey: certificate, clock: clock, logger: logger,
+            body)
     }
 
     /// The limits and HTTPS of both listeners, checked against where they listen: a non-loopback address serves
@@ -151,17 +172,24 @@ struct EnverifyServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "enverify")
         let (limits, tls) = try network()
-        _ = try await withService(logger: logger) { service in
-            try await serve(service, limits: limits, tls: tls, logger: logger)
+        let testClock = try controlledClock()
+        var clock: @Sendable () -> Date = { Date() }
+        if let testClock {
+            logger.warning("running on a test clock that clients set: never use --test-clock in production")
+            clock = { testClock.now }
+        }
+        _ = try await withService(clock: clock, logger: logger) { service in
+            try await serve(service, testClock: testClock, limits: limits, tls: tls, logger: logger)
         }
     }
 
-    /// Serves `service` on the two listeners, with `limits` and `tls`, until SIGTERM or SIGINT.
+    /// Serves `service` on the two listeners, with `limits` and `tls`, until SIGTERM or SIGINT; the admin listener
+    /// moves `testClock` when there is one.
     private func serve(
-        _ service: ENVerificationService, limits: HTTPLimits, tls: ServerTLS?, logger: Logger
+        _ service: ENVerificationService, testClock: TestClock?, limits: HTTPLimits, tls: ServerTLS?, logger: Logger
     ) async throws -> Bool {
         let device = VerificationHTTP(service: service, api: .device, logger: logger)
-        let admin = VerificationHTTP(service: service, api: .admin, logger: logger)
+        let admin = VerificationHTTP(service: service, api: .admin, logger: logger, testClock: testClock)
         let (host, adminHost) = (host, adminHost)
         let scheme = tls == nil ? "http" : "https"
         return try await VerificationHTTP.withRunningServers(

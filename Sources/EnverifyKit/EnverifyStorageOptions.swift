@@ -137,12 +137,13 @@ struct EnverifyStorageOptions: ParsableArguments {
         return EnverifyEnvironment.current["ENVERIFY_POSTGRES_PASSWORD"]
     }
 
-    /// Runs `body` with a service on this storage and secret with `configuration` (the storage open while it runs);
+    /// Runs `body` with a service on this storage and secret with `configuration` and `clock` (the storage open while
+    /// it runs);
     /// the token and certificate keys generated when not given (creating API keys signs nothing).
     func withService<Value: Sendable>(
         configuration: ENVerificationConfiguration, tokenKey: P256SigningKey? = nil,
-        certificateKey: P256SigningKey? = nil, logger: Logger = Logger(label: "enverify"),
-        _ body: (ENVerificationService) async throws -> Value
+        certificateKey: P256SigningKey? = nil, clock: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "enverify"), _ body: (ENVerificationService) async throws -> Value
     ) async throws -> Value {
         let secrets = try secrets()
         func orGenerated(_ key: P256SigningKey?) throws(ENError) -> P256SigningKey {
@@ -154,7 +155,7 @@ struct EnverifyStorageOptions: ParsableArguments {
             do throws(ENError) {
                 service = try ENVerificationService(
                     configuration: configuration, secrets: secrets, tokenKey: try orGenerated(tokenKey),
-                    certificateKey: try orGenerated(certificateKey), storage: storage)
+                    certificateKey: try orGenerated(certificateKey), storage: storage, clock: clock)
             } catch {
                 throw EnverifyFailure(error)
             }

@@ -18,6 +18,8 @@ package import UnixSignals
 ///   on average, at most one second (``ChaffTracker``, go-chaff's tracker, as Google's `ChaffMaxLatencyMs`).
 /// - Another method on a route of the API: 405 with an empty body (mux's `ErrMethodMismatch`).
 /// - Any other path (the other API's routes too): 404 `404 page not found` (Go's `http.NotFound`).
+/// - With a ``TestClock`` only (`enverify serve --test-clock`, admin listener only): `POST /api/test/clock` with
+///   `{"now": RFC 3339}` moves the service's clock forward (this server's addition, for simulations).
 package struct VerificationHTTP: Sendable {
     /// Which of Google's two servers a listener is.
     package enum API: String, Sendable {
@@ -40,16 +42,22 @@ package struct VerificationHTTP: Sendable {
     package let logger: Logger
     /// The latency of recent real requests to the routes that answer chaff, which chaff answers wait for.
     package let chaff: ChaffTracker
+    /// The clock the service runs on when a client sets it (`--test-clock`), moved by `POST /api/test/clock`.
+    package let testClock: TestClock?
+
+    /// The route that moves a ``TestClock``.
+    package static let testClockPath = "/api/test/clock"
 
     /// Creates a listener's routes.
     package init(
         service: ENVerificationService, api: API, logger: Logger = Logger(label: "enverify"),
-        chaff: ChaffTracker = ChaffTracker()
+        chaff: ChaffTracker = ChaffTracker(), testClock: TestClock? = nil
     ) {
         self.service = service
         self.api = api
         self.logger = logger
         self.chaff = chaff
+        self.testClock = api == .admin ? testClock : nil
     }
 
     /// The responder with this API's routes.
@@ -57,6 +65,10 @@ package struct VerificationHTTP: Sendable {
         let http = self
         let routes = Dictionary(uniqueKeysWithValues: api.endpoints.map { ($0.path, $0) })
         return CallbackResponder { request, _ in
+            if let clock = http.testClock, request.uri.path == Self.testClockPath {
+                guard request.method == .post else { return Response(status: .methodNotAllowed) }
+                return await http.testClockRoute(request, clock: clock)
+            }
             guard let endpoint = routes[request.uri.path] else { return Self.notFound() }
             guard request.method == .post else { return Response(status: .methodNotAllowed) }
             return await http.route(endpoint, request)
@@ -118,6 +130,25 @@ package struct VerificationHTTP: Sendable {
         return Response(
             status: HTTPResponse.Status(code: answer.status), headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    /// Moves the test clock: 200 `{"now": RFC 3339}`, or the refusal's status with a plain-text reason.
+    func testClockRoute(_ request: Request, clock: TestClock) async -> Response {
+        var headers = HTTPFields()
+        switch await clock.move(by: request.body) {
+        case .refused(let status, let message):
+            headers[.contentType] = "text/plain; charset=utf-8"
+            return Response(
+                status: HTTPResponse.Status(code: status), headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+        case .moved(let now):
+            let moment = now.formatted(.iso8601)
+            logger.info("test clock", metadata: ["now": "\(moment)"])
+            headers[.contentType] = ENVerificationHTTPResponse.contentType
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"now":"\#(moment)"}"# + "\n")))
+        }
     }
 
     /// Go's `http.NotFound`.

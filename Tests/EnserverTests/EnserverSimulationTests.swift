@@ -1,6 +1,7 @@
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENHTTPServer
 import ENKeyServer
 import ENKeyServerSQLite
 import ENSimulator

@@ -62,24 +62,46 @@ struct SimulationHealthAuthority: Sendable {
     func certifiedRequest(
         for keys: [ENTemporaryExposureKey], symptomOnsetDay: UInt32
     ) async throws(ENError) -> ENPublishRequest {
-        let sent = keys.map {
+        let (service, staff) = (service, staff)
+        return try await Self.certifiedRequest(
+            for: keys, symptomOnsetDay: symptomOnsetDay, healthAuthorityID: Self.healthAuthorityID, app: app
+        ) { request throws(ENError) in
+            switch await service.issue(request, by: staff) {
+            case .success(let issued): return issued.code
+            case .failure(let refusal): throw Self.refused("issue", refusal)
+            }
+        }
+    }
+
+    /// The keys as the publish API takes them.
+    static func publishKeys(_ keys: [ENTemporaryExposureKey]) -> [ENPublishExposureKey] {
+        keys.map {
             ENPublishExposureKey(
                 key: $0.keyData.base64EncodedString(), rollingStartNumber: Int32(clamping: $0.rollingStartNumber),
                 rollingPeriod: Int32(clamping: $0.rollingPeriod), transmissionRisk: Int($0.transmissionRiskLevel))
         }
-        let issue = ENIssueCodeRequest(
-            testType: ENVerificationTestType.confirmed.rawValue,
-            symptomDate: ENVerificationDate(daysSinceEpoch: Int(symptomOnsetDay)).description)
-        let code: String
-        switch await service.issue(issue, by: staff) {
-        case .success(let issued): code = issued.code
-        case .failure(let refusal): throw Self.refused("issue", refusal)
-        }
+    }
+
+    /// The publish request for `keys` of a confirmed case whose symptoms began on `symptomOnsetDay`, for the app
+    /// `healthAuthorityID`: the health authority's staff issue a code through `issue` (its answer: the code), the
+    /// app verifies it and gets a certificate for the keys through `app`, in process or over HTTP alike.
+    ///
+    /// - Throws: `ENError.Code.notAuthorized` with the verification server's error code when it refuses;
+    ///   what `issue` and `app`'s transport throw.
+    static func certifiedRequest(
+        for keys: [ENTemporaryExposureKey], symptomOnsetDay: UInt32, healthAuthorityID: String,
+        app: ENVerificationClient, issue: (ENIssueCodeRequest) async throws(ENError) -> String
+    ) async throws(ENError) -> ENPublishRequest {
+        let sent = publishKeys(keys)
+        let code = try await issue(
+            ENIssueCodeRequest(
+                testType: ENVerificationTestType.confirmed.rawValue,
+                symptomDate: ENVerificationDate(daysSinceEpoch: Int(symptomOnsetDay)).description))
         do {
             let token = try await app.verify(code: code, accept: [.confirmed]).token
             let certificate = try await app.certificate(token: token, keys: sent)
             return ENPublishRequest(
-                temporaryExposureKeys: sent, healthAuthorityID: Self.healthAuthorityID,
+                temporaryExposureKeys: sent, healthAuthorityID: healthAuthorityID,
                 verificationPayload: certificate.certificate, hmacKey: certificate.hmacKey,
                 symptomOnsetInterval: Int32(clamping: symptomOnsetDay * ENIntervalNumberPerDay))
         } catch let refusal as ENVerificationAPIError {
@@ -91,7 +113,7 @@ struct SimulationHealthAuthority: Sendable {
         }
     }
 
-    private static func refused(_ step: String, _ refusal: ENVerificationAPIError) -> ENError {
+    static func refused(_ step: String, _ refusal: ENVerificationAPIError) -> ENError {
         ENError(.notAuthorized, "the verification server refused \(step): \(refusal)")
     }
 }
