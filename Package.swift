@@ -171,6 +171,7 @@ let package = Package(
             name: "ENHTTPServer",
             dependencies: [
                 "ENCore",
+                "ENCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -31,13 +31,51 @@ public struct P256SigningKey: Sendable {
 
     /// Reads a PEM private key: PKCS#8 (`BEGIN PRIVATE KEY`) or SEC1 (`BEGIN EC PRIVATE KEY`), unencrypted.
     ///
-    /// - Throws: `ENError.Code.badFormat` when the text is not such a PEM block,
+    /// An encrypted key is refused at once (never a prompt for its passphrase): read it with
+    /// ``init(pemRepresentation:passphrase:)``.
+    ///
+    /// - Throws: `ENError.Code.badFormat` when the text is not such a PEM block or the key is encrypted,
     ///   `ENError.Code.badParameter` when the key is not on P-256.
     public init(pemRepresentation: String) throws(ENError) {
+        guard !Self.isEncrypted(pemRepresentation: pemRepresentation) else {
+            throw .badFormat("the private key is encrypted: its passphrase is needed")
+        }
         box = try PKeyBox.parsedP256(
-            OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) { PEM_read_bio_PrivateKey($0, nil, nil, nil) },
+            OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) {
+                // No passphrase callback of OpenSSL's own, which would prompt on the terminal.
+                PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in -1 }, nil)
+            },
             what: "the private key",
             failure: "not a PEM-encoded private key (expected BEGIN PRIVATE KEY or BEGIN EC PRIVATE KEY)")
+    }
+
+    /// Reads a PEM private key encrypted with `passphrase`: PKCS#8 (`BEGIN ENCRYPTED PRIVATE KEY`, as
+    /// `openssl genpkey -aes-256-cbc` or `openssl pkcs8 -topk8 -v2 aes-256-cbc` write it) or SEC1 with OpenSSL's
+    /// legacy `Proc-Type: 4,ENCRYPTED` header. An unencrypted key is read as ``init(pemRepresentation:)`` reads it.
+    ///
+    /// - Throws: `ENError.Code.badFormat` when the text is not such a PEM block, or the passphrase does not
+    ///   decrypt it; `ENError.Code.badParameter` when the key is not on P-256 or the passphrase holds a NUL byte.
+    public init(pemRepresentation: String, passphrase: String) throws(ENError) {
+        guard !passphrase.utf8.contains(0) else { throw .badParameter("the passphrase holds a NUL byte") }
+        let encrypted = Self.isEncrypted(pemRepresentation: pemRepresentation)
+        box = try PKeyBox.parsedP256(
+            passphrase.withCString { secret in
+                OpenSSLBytes.withMemoryBIO(Data(pemRepresentation.utf8)) {
+                    // No callback: OpenSSL takes `u` as the NUL-terminated passphrase.
+                    PEM_read_bio_PrivateKey($0, nil, nil, UnsafeMutableRawPointer(mutating: secret))
+                }
+            },
+            what: "the private key",
+            failure: encrypted
+                ? "the passphrase does not decrypt the private key"
+                : "not a PEM-encoded private key (expected BEGIN ENCRYPTED PRIVATE KEY, BEGIN PRIVATE KEY or "
+                    + "BEGIN EC PRIVATE KEY)")
+    }
+
+    /// Whether `pemRepresentation` holds an encrypted private key (`BEGIN ENCRYPTED PRIVATE KEY`, or OpenSSL's
+    /// legacy `Proc-Type: 4,ENCRYPTED`): one that ``init(pemRepresentation:passphrase:)`` reads.
+    public static func isEncrypted(pemRepresentation pem: String) -> Bool {
+        pem.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || pem.contains("Proc-Type: 4,ENCRYPTED")
     }
 
     /// Reads a DER private key: PKCS#8 `PrivateKeyInfo` or SEC1 `ECPrivateKey`.

@@ -41,8 +41,15 @@ struct EnserverOptions: ParsableArguments {
     @Option(help: "The region written into every export file.")
     var region: String
 
-    @Option(help: "The PEM file of the P-256 private key that signs the export files.")
+    @Option(help: "The PEM file of the P-256 private key that signs the export files (owner-only; may be encrypted).")
     var signingKey: String
+
+    @Option(
+        help: """
+            A file holding the passphrase of an encrypted --signing-key (or the environment variable \
+            ENSERVER_SIGNING_KEY_PASSPHRASE). Never on the command line.
+            """)
+    var signingKeyPassphraseFile: String?
 
     @Option(help: "The signing key's id (`verification_key_id`, an MCC for Apple, e.g. 310).")
     var keyID: String
@@ -123,9 +130,10 @@ struct EnserverOptions: ParsableArguments {
         }
         let period = try OptionDuration.seconds(exportPeriod, option: "--export-period")
         let signer = ENExportSigner(
-            signingKey: try OptionFile.read(signingKey, option: "--signing-key") { pem throws(ENError) in
-                try P256SigningKey(pemRepresentation: pem)
-            },
+            signingKey: try PrivateKeyFile(
+                option: "--signing-key", passphraseOption: "--signing-key-passphrase-file",
+                passphraseVariable: "ENSERVER_SIGNING_KEY_PASSPHRASE"
+            ).read(signingKey, passphraseFile: signingKeyPassphraseFile, environment: EnserverEnvironment.current),
             keyID: keyID, keyVersion: keyVersion)
         var exposure = ENExposureConfiguration()
         if let exposureConfiguration {

@@ -22,14 +22,28 @@ struct EnverifyServeCommand: AsyncParsableCommand {
     @Option(help: "The certificates' audience (aud), which the key server expects.")
     var audience: String
 
-    @Option(help: "The PEM file of the P-256 private key certificates are signed with (owner-only).")
+    @Option(help: "The PEM file of the P-256 private key certificates are signed with (owner-only; may be encrypted).")
     var certificateKey: String
+
+    @Option(
+        help: """
+            A file holding the passphrase of an encrypted --certificate-key (or the environment variable \
+            ENVERIFY_CERTIFICATE_KEY_PASSPHRASE). Never on the command line.
+            """)
+    var certificateKeyPassphraseFile: String?
 
     @Option(help: "The certificates' key ID (kid), the version the key server knows the public key by.")
     var certificateKeyId: String
 
-    @Option(help: "The PEM file of the P-256 private key tokens are signed with (owner-only).")
+    @Option(help: "The PEM file of the P-256 private key tokens are signed with (owner-only; may be encrypted).")
     var tokenKey: String
+
+    @Option(
+        help: """
+            A file holding the passphrase of an encrypted --token-key (or the environment variable \
+            ENVERIFY_TOKEN_KEY_PASSPHRASE). Never on the command line.
+            """)
+    var tokenKeyPassphraseFile: String?
 
     @Option(help: "The address the device API listens on.")
     var host: String = "127.0.0.1"
@@ -145,8 +159,15 @@ struct EnverifyServeCommand: AsyncParsableCommand {
         _ body: (ENVerificationService) async throws -> Value
     ) async throws -> Value {
         let configuration = try realmConfiguration()
-        let certificate = try EnverifyStorageOptions.privateKey(certificateKey, option: "--certificate-key")
-        let token = try EnverifyStorageOptions.privateKey(tokenKey, option: "--token-key")
+        let environment = EnverifyEnvironment.current
+        let certificate = try PrivateKeyFile(
+            option: "--certificate-key", passphraseOption: "--certificate-key-passphrase-file",
+            passphraseVariable: "ENVERIFY_CERTIFICATE_KEY_PASSPHRASE"
+        ).read(certificateKey, passphraseFile: certificateKeyPassphraseFile, environment: environment)
+        let token = try PrivateKeyFile(
+            option: "--token-key", passphraseOption: "--token-key-passphrase-file",
+            passphraseVariable: "ENVERIFY_TOKEN_KEY_PASSPHRASE"
+        ).read(tokenKey, passphraseFile: tokenKeyPassphraseFile, environment: environment)
         return try await storage.withService(
             configuration: configuration, tokenKey: token, certificateKey: certificate, clock: clock, logger: logger,
             body)

@@ -162,14 +162,4 @@ struct EnverifyStorageOptions: ParsableArguments {
             return try await body(service)
         }
     }
-
-    /// The P-256 private key in the PEM file at `path`, readable by its owner only.
-    static func privateKey(_ path: String, option: String) throws -> P256SigningKey {
-        let text = try OptionFile.text(path, option: option, maximumBytes: maximumFileBytes)
-        do {
-            return try P256SigningKey(pemRepresentation: text)
-        } catch {
-            throw EnverifyFailure("\(option) \(path): not a P-256 private key in PEM (\(error))")
-        }
-    }
 }

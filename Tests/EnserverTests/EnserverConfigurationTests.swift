@@ -127,6 +127,48 @@ struct EnserverConfigurationTests {
             ["serve", "--verifier", "accept-all", "--port", "0"] + base, mentioning: "--ephemeral-revision-tokens")
     }
 
+    @Test(
+        "an encrypted --signing-key: its passphrase from a file or the environment; without it, wrong, or readable by others, exit 2",
+        .enabled(if: ExternalTool.openssl.isAvailable))
+    func encryptedSigningKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var options = try exportOptions(directory)
+        let passphrase = "open sesame 7"
+        let encrypted = directory.path("signing.enc.pem")
+        let made = try ExternalTool.openssl.run([
+            "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", options["signing-key"]!, "-passout", "pass:\(passphrase)",
+            "-out", encrypted,
+        ])
+        #expect(made.status == 0)
+        #expect(chmod(encrypted, 0o600) == 0)
+        options["signing-key"] = encrypted
+        let base = options.sorted { $0.key < $1.key }.flatMap { ["--" + $0.key, $0.value] }
+        let export = ["export", "--now", "2026-05-09T06:00:00Z"] + base
+        await expectFailure(export, mentioning: "--signing-key-passphrase-file FILE or ENSERVER_SIGNING_KEY_PASSPHRASE")
+        // From a file, owner-only, its final newline removed.
+        let file = directory.path("passphrase")
+        try writeSecret(passphrase + "\n", toFile: file)
+        try await run(export + ["--signing-key-passphrase-file", file], environment: [:])
+        #expect(FileManager.default.fileExists(atPath: directory.path("exports/index.txt")))
+        // From the environment.
+        try FileManager.default.removeItem(atPath: directory.path("exports"))
+        try await run(export, environment: ["ENSERVER_SIGNING_KEY_PASSPHRASE": passphrase])
+        #expect(FileManager.default.fileExists(atPath: directory.path("exports/index.txt")))
+        // A wrong one, and a passphrase file its group may read, never echoing the passphrase.
+        do {
+            try await run(export, environment: ["ENSERVER_SIGNING_KEY_PASSPHRASE": "not it"])
+            Issue.record("a wrong passphrase should fail")
+        } catch let failure as EnserverFailure {
+            #expect(failure.exitCode == 2)
+            #expect(failure.message.contains("--signing-key") && failure.message.contains("does not decrypt"))
+            #expect(!failure.message.contains("not it"))
+        }
+        #expect(chmod(file, 0o640) == 0)
+        await expectFailure(
+            export + ["--signing-key-passphrase-file", file], mentioning: "--signing-key-passphrase-file")
+    }
+
     func expectFailure(_ arguments: [String], mentioning text: String) async {
         do {
             try await run(arguments, environment: [:])

@@ -136,6 +136,71 @@ struct LiveEnverifyTests {
         #expect(error.contains(option), "\(error)")
     }
 
+    @Test(
+        "encrypted --certificate-key and --token-key: passphrases from a file or the environment; certificates verify",
+        .enabled(if: ExternalTool.openssl.isAvailable))
+    func encryptedKeys() async throws {
+        let setup = try EnverifySetup()
+        defer { setup.directory.cleanUp() }
+        for (name, passphrase) in [("certificate", "cert pass"), ("token", "token pass")] {
+            let path = setup.directory.path("\(name).pem")
+            let made = try ExternalTool.openssl.run([
+                "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", path, "-passout", "pass:\(passphrase)", "-out",
+                path + ".enc",
+            ])
+            #expect(made.status == 0)
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.moveItem(atPath: path + ".enc", toPath: path)
+            #expect(chmod(path, 0o600) == 0)
+        }
+        let deviceKey = try Self.createKey(setup, type: "device", name: "app")
+        let adminKey = try Self.createKey(setup, type: "admin", name: "lab")
+        // Without the passphrases: exit 2 naming where they come from.
+        let without = try Self.run(setup.serveOptions + ["--port", "0"])
+        #expect(without.status == 2)
+        #expect(
+            String(decoding: without.standardError, as: UTF8.self).contains(
+                "--certificate-key-passphrase-file FILE or ENVERIFY_CERTIFICATE_KEY_PASSPHRASE"))
+        // A wrong one: exit 2, the passphrase not echoed.
+        var wrong = ProcessInfo.processInfo.environment
+        wrong["ENVERIFY_CERTIFICATE_KEY_PASSPHRASE"] = "cert pass"
+        wrong["ENVERIFY_TOKEN_KEY_PASSPHRASE"] = "guessed"
+        let refused = try Self.run(setup.serveOptions + ["--port", "0"], environment: wrong)
+        let refusal = String(decoding: refused.standardError, as: UTF8.self)
+        #expect(refused.status == 2)
+        #expect(refusal.contains("--token-key") && refusal.contains("does not decrypt") && !refusal.contains("guessed"))
+        // The certificate key's from a file, the token key's from the environment: the server runs and certifies.
+        try writeSecret("cert pass\n", toFile: setup.directory.path("certificate.pass"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["ENVERIFY_TOKEN_KEY_PASSPHRASE"] = "token pass"
+        let output = setup.directory.path("serve.out")
+        let child = try ChildProcess(
+            Self.executable,
+            setup.serveOptions + [
+                "--port", "0", "--admin-port", "0", "--certificate-key-passphrase-file",
+                setup.directory.path("certificate.pass"),
+            ], standardOutput: .file(output), standardError: .file(setup.directory.path("serve.err")),
+            environment: environment)
+        defer {
+            if child.isRunning {
+                child.send(SIGKILL)
+                _ = child.waitForExit()
+            }
+        }
+        let urls = try await Self.listeningURLs(output, child)
+        let issued = try await ENVerificationHTTPTransport(baseURL: urls[1]).post(
+            .issue, apiKey: adminKey, body: Data(#"{"testType":"confirmed","symptomDate":"\#(todayUTC())"}"#.utf8),
+            chaff: false)
+        let code = try #require(jsonObject(issued.body)["code"] as? String)
+        let client = ENVerificationClient(apiKey: deviceKey, transport: ENVerificationHTTPTransport(baseURL: urls[0]))
+        let verified = try await client.verify(code: code, accept: [.confirmed])
+        let keys = AppKeys()
+        let certified = try await client.certificate(token: verified.token, keys: keys.keys, hmacKey: keys.secret)
+        // The key server trusts the public half of the key that was encrypted on disk.
+        let claims = try await setup.verifier.verify(keys.request(certificate: certified.certificate), at: Date())
+        #expect(claims?.reportType == .confirmedTest)
+    }
+
     @Test("refused setups exit 2: a PostgreSQL URL without a user, a group-readable key, no secret, a bad key type")
     func refusedSetups() throws {
         let setup = try EnverifySetup()
