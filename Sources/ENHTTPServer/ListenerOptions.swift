@@ -68,13 +68,13 @@ package struct ListenerOptions: ParsableArguments {
         }
     }
 
-    /// Refuses plain HTTP on a non-loopback `host` unless a TLS proxy is said to be in front.
+    /// Refuses plain HTTP on a non-loopback `host`, which `option` gave, unless a TLS proxy is said to be in front.
     ///
-    /// - Throws: ``ServerFailure`` (exit 2) naming `--host`.
-    package func checkPlainHTTP(host: String, tls: Bool) throws(ServerFailure) {
+    /// - Throws: ``ServerFailure`` (exit 2) naming `option`.
+    package func checkPlainHTTP(host: String, tls: Bool, option: String = "--host") throws(ServerFailure) {
         if !tls && !behindTLSProxy && !Self.isLoopback(host) {
             throw ServerFailure(
-                "--host \(host) is not loopback: serve HTTPS with --tls-certificate and --tls-key, or say "
+                "\(option) \(host) is not loopback: serve HTTPS with --tls-certificate and --tls-key, or say "
                     + "--behind-tls-proxy when a TLS proxy in front terminates TLS")
         }
     }

@@ -153,7 +153,9 @@ struct ServeCommand: AsyncParsableCommand {
                 // The lines scripts and tests read the ports from, whatever the log level.
                 Self.announce(
                     "enserver listening on \(listeners.tls == nil ? "http" : "https")://\(host):\(bound.port)")
-                Self.announce("enserver admin listening on http://\(network.adminHost):\(bound.adminPort ?? 0)")
+                Self.announce(
+                    "enserver admin listening on \(listeners.tls == nil ? "http" : "https")://\(network.adminHost):"
+                        + "\(bound.adminPort ?? 0)")
                 if interval > 0 {
                     await http.exportLoop(every: interval)
                 } else {

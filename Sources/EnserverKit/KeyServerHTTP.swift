@@ -119,7 +119,9 @@ package struct KeyServerHTTP: Sendable {
         ]
         if let adminPort = listeners.adminPort {
             served.append(
-                HTTPListener(host: listeners.adminHost, port: adminPort, responder: adminRouter().buildResponder()))
+                HTTPListener(
+                    host: listeners.adminHost, port: adminPort, tls: listeners.tls,
+                    responder: adminRouter().buildResponder()))
         }
         return try await HTTPServing.withRunningServers(
             served, limits: listeners.limits, shutdownSignals: shutdownSignals, logger: logger

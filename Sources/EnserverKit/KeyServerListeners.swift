@@ -14,7 +14,8 @@ package struct KeyServerListeners: Sendable {
     package var adminPort: Int?
     /// The limits of both listeners.
     package var limits: HTTPLimits
-    /// The public listener's HTTPS certificate and key; `nil`: plain HTTP. (The admin listener is plain HTTP.)
+    /// The HTTPS certificate and key of both listeners (the admin listener's routes move the test clock and tell
+    /// chaff from real publishes); `nil`: plain HTTP.
     package var tls: ServerTLS?
 
     package init(

@@ -51,8 +51,8 @@ struct ServeNetworkOptions: ParsableArguments {
         return PublishRateLimiter(burst: publishBurst, ratePerMinute: publishRate)
     }
 
-    /// Refuses what must not be served on `host`: accept-all verification off loopback, and plain HTTP off
-    /// loopback unless a TLS proxy is said to be in front.
+    /// Refuses what must not be served on `host` and ``adminHost``: accept-all verification off loopback, and plain
+    /// HTTP off loopback on either listener unless a TLS proxy is said to be in front.
     func check(host: String, verifier: EnserverOptions.VerifierKind, tls: Bool) throws(EnserverFailure) {
         if verifier == .acceptAll && !ListenerOptions.isLoopback(host) {
             throw EnserverFailure(
@@ -60,5 +60,6 @@ struct ServeNetworkOptions: ParsableArguments {
                     + "(127.0.0.1, ::1, localhost), not on \(host); use --verifier certificate")
         }
         try listener.checkPlainHTTP(host: host, tls: tls)
+        try listener.checkPlainHTTP(host: adminHost, tls: tls, option: "--admin-host")
     }
 }

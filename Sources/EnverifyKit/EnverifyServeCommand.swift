@@ -182,11 +182,7 @@ struct EnverifyServeCommand: AsyncParsableCommand {
         let limits = try listener.limits()
         let tls = try listener.tls()
         try listener.checkPlainHTTP(host: host, tls: tls != nil)
-        do {
-            try listener.checkPlainHTTP(host: adminHost, tls: tls != nil)
-        } catch {
-            throw EnverifyFailure(error.message.replacingOccurrences(of: "--host", with: "--admin-host"))
-        }
+        try listener.checkPlainHTTP(host: adminHost, tls: tls != nil, option: "--admin-host")
         return (limits, tls)
     }
 

@@ -34,7 +34,7 @@ struct EnserverProcess: Sendable {
         for _ in 0..<600 where port == nil || (admin && adminPort == nil) {
             let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             port = port ?? Self.port(in: text, after: "enserver listening on \(scheme)://")
-            adminPort = adminPort ?? Self.port(in: text, after: "enserver admin listening on http://")
+            adminPort = adminPort ?? Self.port(in: text, after: "enserver admin listening on \(scheme)://")
             if !process.isRunning { break }
             if port == nil || (admin && adminPort == nil) { try await Task.sleep(for: .milliseconds(100)) }
         }

@@ -60,13 +60,16 @@ struct ServeSecurityTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("keys.sqlite")))
     }
 
-    @Test("a public --host needs HTTPS or --behind-tls-proxy; the TLS options go in pairs and must read")
+    @Test(
+        "a public --host or --admin-host needs HTTPS or --behind-tls-proxy; the TLS options go in pairs and must read")
     func plainHTTPOnlyOnLoopback() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let base = try EnserverProcess.baseOptions(directory) + ["--verifier", "certificate"]
         for (arguments, text) in [
             (["--host", "0.0.0.0"], "--behind-tls-proxy"),
+            (["--admin-host", "0.0.0.0"], "--admin-host 0.0.0.0 is not loopback"),
+            (["--admin-host", "192.0.2.10", "--admin-port", "0"], "--behind-tls-proxy"),
             (["--tls-certificate", directory.path("cert.pem")], "--tls-certificate needs --tls-key"),
             (["--tls-key", directory.path("key.pem")], "--tls-key needs --tls-certificate"),
             (["--tls-certificate", directory.path("none.pem"), "--tls-key", directory.path("none.pem")], "--tls-"),
