@@ -69,6 +69,29 @@ struct HTTPLimitsTests {
         #expect(reply.components(separatedBy: "HTTP/1.1 200").count - 1 == 2, "\(reply)")
     }
 
+    @Test(
+        "a connection idle past the idle timeout is closed: one that never sends, and a kept-alive one after its answer"
+    )
+    func idleConnectionsClosed() async throws {
+        let sut = try ServerUnderTest()
+        let limits = HTTPLimits(idleTimeout: .seconds(1), readTimeout: .seconds(600))
+        let (silent, keptAlive) = try await sut.http.withRunningServers(KeyServerListeners(limits: limits)) { bound in
+            let silent = try RawConnection(port: bound.port)
+            let keptAlive = try RawConnection(port: bound.port)
+            #expect(await keptAlive.send(Data("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+            // Each read ends when the server hangs up, or after 20 s of silence if it does not.
+            let nothing = await silent.readAll(timeout: 20)
+            let answer = await keptAlive.readAll(timeout: 20)
+            return (
+                (nothing, silent.closedByServer),
+                (String(decoding: answer, as: UTF8.self), keptAlive.closedByServer)
+            )
+        }
+        #expect(silent.0.isEmpty && silent.1, "a connection that never sent stayed open")
+        #expect(keptAlive.0.hasPrefix("HTTP/1.1 200"), "\(keptAlive.0)")
+        #expect(keptAlive.1, "a kept-alive connection stayed open past the idle timeout")
+    }
+
     @Test("past the connection limit a new connection waits, and is served once an open one closes")
     func connectionLimit() async throws {
         let sut = try ServerUnderTest()
