@@ -59,6 +59,7 @@ struct VerifyCommand: ParsableCommand {
             case .unknownKey(let info): ("unknownKey", info)
             case .unsupportedAlgorithm(let info): ("unsupportedAlgorithm", info)
             case .signatureMismatch(let info): ("signatureMismatch", info)
+            case .signatureCountMismatch: ("signatureCountMismatch", nil)
             }
         let result = Result(
             verified: outcome.isVerified, result: name, reason: outcome.description,

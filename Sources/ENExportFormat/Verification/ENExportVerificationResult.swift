@@ -13,6 +13,9 @@ public enum ENExportVerificationResult: Hashable, Sendable, CustomStringConverti
     /// The first signature does not verify with any allowed key for its id and version: the file was
     /// altered after signing, or signed with another key.
     case signatureMismatch(ENExportSignatureInfo)
+    /// ``ENExportVerifier/Rule/anyTrustedSignature`` only: `export.sig` holds another number of signatures than
+    /// `export.bin` lists signature infos (Android refuses such a file).
+    case signatureCountMismatch(signatures: Int, signatureInfos: Int)
 
     /// Whether the file verified.
     public var isVerified: Bool {
@@ -31,6 +34,8 @@ public enum ENExportVerificationResult: Hashable, Sendable, CustomStringConverti
             "not verified: unsupported signature algorithm \"\(info.signatureAlgorithm ?? "")\""
         case .signatureMismatch(let info):
             "not verified: the signature does not match export.bin for key \(Self.describe(info))"
+        case .signatureCountMismatch(let signatures, let signatureInfos):
+            "not verified: export.sig holds \(signatures) signatures but export.bin lists \(signatureInfos)"
         }
     }
 

@@ -1,4 +1,5 @@
 public import ENCore
+import ENExportFormat
 package import Foundation
 
 extension ENKeyServerConfiguration {
@@ -6,8 +7,8 @@ extension ENKeyServerConfiguration {
     ///
     /// - Throws: `ENError.Code.badParameter` naming the setting (`context.field`): an ``exportPeriod`` that is not
     ///   a whole number of seconds from 1 s to 24 h dividing 24 h (Google's rule), a negative or infinite
-    ///   ``minimumWindowAge``, a ``exportLeaseDuration`` that is not positive, an ``exportRoot`` that is not a
-    ///   relative path without `.` or `..` components.
+    ///   ``minimumWindowAge``, a ``exportLeaseDuration`` that is not positive, more than ten ``signers``,
+    ///   an ``exportRoot`` that is not a relative path without `.` or `..` components.
     public func validateExportSettings() throws(ENError) {
         if let period = exportPeriod {
             guard period.isFinite, period >= 1, period <= 86_400, period.rounded() == period,
@@ -27,6 +28,13 @@ extension ENKeyServerConfiguration {
             throw .badParameter(
                 "the export lease must last more than 0 seconds, got \(exportLeaseDuration)",
                 context: .init(field: "exportLeaseDuration"))
+        }
+        // Google's admin console refuses an export configuration with more than ten signature infos
+        // (internal/admin/handle_exports.go).
+        guard signers.count <= ENExportWriter.maximumSignerCount else {
+            throw .badParameter(
+                "an export has at most \(ENExportWriter.maximumSignerCount) signing keys, got \(signers.count)",
+                context: .init(field: "signers"))
         }
         if !exportRoot.isEmpty {
             let components = exportRoot.split(separator: "/", omittingEmptySubsequences: false)

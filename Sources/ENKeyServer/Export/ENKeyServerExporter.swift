@@ -54,7 +54,7 @@ public struct ENKeyServerExporter: Sendable {
         while let lease = try await storage.claimExportBatch(configuration, owner: exporterID, at: clock()) {
             do throws(ENError) {
                 let contents = try await storage.exportBatchContents(lease)
-                let output = try configuration.signedFiles(lease, contents)
+                let output = try configuration.signedFiles(lease, contents, at: clock())
                 published += try await storage.completeExportBatch(
                     lease, files: output.files, paddingKeys: output.paddingKeys, contents: contents, at: clock())
             } catch {
@@ -129,13 +129,15 @@ public struct ENKeyServerExporter: Sendable {
 
 extension ENKeyServerConfiguration {
     /// The signed zips of a claimed batch, as Google's server writes them (`ENExportLayout.googleServer`, the
-    /// configuration's padding), and the padding keys; nothing for an empty batch.
+    /// configuration's padding), signed by the signers active at `date`, and the padding keys; nothing for an
+    /// empty batch.
     func signedFiles(
-        _ lease: ENKeyServerExportLease, _ contents: ENKeyServerExportContents
+        _ lease: ENKeyServerExportLease, _ contents: ENKeyServerExportContents, at date: Date
     ) throws(ENError) -> (files: [Data], paddingKeys: [ENTemporaryExposureKey]) {
         guard !contents.keys.isEmpty || !contents.revisedKeys.isEmpty else { return ([], []) }
         var writer = ENExportWriter(
-            region: region, startTimestamp: lease.startTimestamp, endTimestamp: lease.endTimestamp, signers: signers)
+            region: region, startTimestamp: lease.startTimestamp, endTimestamp: lease.endTimestamp,
+            signers: try activeSigners(at: date))
         writer.maximumKeysPerFile = maximumKeysPerFile
         writer.layout = .googleServer
         writer.padding = padding

@@ -8,7 +8,11 @@ public import Foundation
 public struct ENKeyServerConfiguration: Sendable {
     /// The region written into every export file, for example `"310"` (an MCC) or `"US"`.
     public var region: String
-    /// Who signs every file, the current key first (iOS checks only the first signature). One to ten signers.
+    /// Who signs the files: at most ten signers, the newest key first (iOS checks only the first signature;
+    /// Google orders its `SignatureInfo`s newest first). Each file carries the signatures of the signers active
+    /// at the moment it is exported (``ENExportSigner/isActive(at:)`` by the exporter's clock), in this order, so
+    /// a key rotation needs no restart: a new key signs from its `activeFrom`, an old one stops after its
+    /// `activeUntil`, and in between every file carries both.
     public var signers: [ENExportSigner]
     /// The most keys (new plus revised) in one export file; a larger batch is split. Default 500,000 (Google's
     /// `EXPORT_FILE_MAX_RECORDS`).
@@ -56,5 +60,20 @@ public struct ENKeyServerConfiguration: Sendable {
         self.exportDirectory = exportDirectory
         self.exportRoot = exportRoot
         self.exportLeaseDuration = exportLeaseDuration
+    }
+
+    /// The signers of a file exported at `date`: those active then, in the configuration's order.
+    ///
+    /// - Throws: `ENError.Code.badParameter` when none is: a file is never written unsigned.
+    public func activeSigners(at date: Date) throws(ENError) -> [ENExportSigner] {
+        let active = signers.filter { $0.isActive(at: date) }
+        guard !active.isEmpty || signers.isEmpty else {
+            throw ENError(
+                .badParameter,
+                "no signing key is active at \(date.formatted(.iso8601)): each has ended or not begun "
+                    + "(\(signers.map { $0.signatureInfo.verificationKeyVersion ?? "?" }.joined(separator: ", ")))",
+                context: .init(section: "signers"))
+        }
+        return active
     }
 }
