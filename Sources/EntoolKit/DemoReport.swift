@@ -10,7 +10,7 @@ import Foundation
 /// …) so that a reader, or a test, can find each figure.
 enum DemoReport {
     /// The per-day figures, in the order of the table's columns: the id suffix, the heading, the value.
-    static let dayColumns: [(id: String, heading: String, value: (ENSimulationTruth.Day) -> Int)] = [
+    static let dayColumns: [(id: String, heading: String, value: @Sendable (ENSimulationTruth.Day) -> Int)] = [
         ("exposed", "exposed in truth", \.exposed), ("notified", "notified", \.notified),
         ("truePositives", "true positives", \.truePositives), ("falsePositives", "false positives", \.falsePositives),
         ("falseNegatives", "missed (false negatives)", \.falseNegatives),
@@ -39,7 +39,7 @@ enum DemoReport {
         let last = truth.days.last
         var page = """
             <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(escape(report.scenario)): entool demo</title>
-            <style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}table{border-collapse:collapse;margin:8px 0}
+            <style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}table{border-collapse:collapse;margin:8px 0}
             td,th{border:1px solid #ccc;padding:3px 7px;text-align:right;font-size:13px}th{background:#f3f3f3}
             td.l,th.l{text-align:left}.grid{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0}
             p,li{max-width:60em;line-height:1.4}</style></head><body>
@@ -58,7 +58,8 @@ enum DemoReport {
             """
         let dayLabels = truth.days.map { "\($0.day + 1)" }
         let daySeries = dayColumns.enumerated().map { index, column in
-            HTMLReport.Series(name: column.heading, color: colors[index % colors.count], values: truth.days.map(column.value))
+            HTMLReport.Series(
+                name: column.heading, color: colors[index % colors.count], values: truth.days.map(column.value))
         }
         page += "<div class=\"grid\">"
         page += HTMLReport.lineChart(
@@ -86,7 +87,8 @@ enum DemoReport {
         let groupSeries = { (values: (ENSimulationTruth.Distribution) -> [Int]) in
             truth.distributions.enumerated().map { index, distribution in
                 HTMLReport.Series(
-                    name: "\(title(distribution.group)) (\(distribution.exposures))", color: colors[index % colors.count],
+                    name: "\(title(distribution.group)) (\(distribution.exposures))",
+                    color: colors[index % colors.count],
                     values: values(distribution))
             }
         }

@@ -30,17 +30,22 @@ enum EvaluationReport {
         page += "<th>AUC</th></tr>"
         for (index, result) in results.enumerated() {
             let m = result.metrics
-            page += "<tr><td class=l><span style=\"color:\(HTMLReport.colors[index % HTMLReport.colors.count])\">■</span> "
+            page +=
+                "<tr><td class=l><span style=\"color:\(HTMLReport.colors[index % HTMLReport.colors.count])\">■</span> "
             page += "\(HTMLReport.escape(result.name))</td><td>\(m.notified)</td><td>\(m.notifiedRange.lowerBound)–"
-            page += "\(m.notifiedRange.upperBound)</td><td>\(m.undetermined)</td><td>\(HTMLReport.format(m.truePositiveRate))</td>"
-            page += "<td>\(HTMLReport.format(m.falsePositiveRate))</td><td>\(HTMLReport.format(m.precision))</td><td>\(HTMLReport.format(m.f1))</td>"
-            page += "<td>\(HTMLReport.format(m.chanceTruePositiveRate))</td><td>\(HTMLReport.format(sweeps[index].areaUnderCurve))</td></tr>"
+            page +=
+                "\(m.notifiedRange.upperBound)</td><td>\(m.undetermined)</td><td>\(HTMLReport.format(m.truePositiveRate))</td>"
+            page +=
+                "<td>\(HTMLReport.format(m.falsePositiveRate))</td><td>\(HTMLReport.format(m.precision))</td><td>\(HTMLReport.format(m.f1))</td>"
+            page +=
+                "<td>\(HTMLReport.format(m.chanceTruePositiveRate))</td><td>\(HTMLReport.format(sweeps[index].areaUnderCurve))</td></tr>"
         }
         page += "</table><div class=grid>"
         page += roc(results: results, sweeps: sweeps)
         for (index, result) in results.enumerated() {
             page += scatter(
-                set: set, result: result, configuration: configurations[index], color: HTMLReport.colors[index % HTMLReport.colors.count])
+                set: set, result: result, configuration: configurations[index],
+                color: HTMLReport.colors[index % HTMLReport.colors.count])
         }
         page += "</div><h2>Confusion matrices</h2><div class=grid>"
         for result in results {
@@ -130,7 +135,8 @@ enum EvaluationReport {
         func x(_ v: Double) -> Double { margin + v / maxDistance * width }
         func y(_ v: Double) -> Double { margin + (1 - v / maxValue) * height }
         var svg = "<figure><figcaption><b>\(HTMLReport.escape(result.name))</b>: value against true distance "
-        svg += "(threshold \(HTMLReport.format(threshold, digits: 2)))</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
+        svg +=
+            "(threshold \(HTMLReport.format(threshold, digits: 2)))</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
         svg +=
             "width=\"\(width + 2 * margin)\" height=\"\(height + 2 * margin)\"><rect x=\"\(margin)\" y=\"\(margin)\" "
         svg += "width=\"\(width)\" height=\"\(height)\" fill=\"none\" stroke=\"#999\"/>"
@@ -142,7 +148,8 @@ enum EvaluationReport {
             "<text x=\"\(margin + width / 2)\" y=\"\(height + margin + 30)\" font-size=\"12\" text-anchor=\"middle\">"
         svg += "true distance (m), max \(HTMLReport.format(maxDistance / 1.05, digits: 1))</text>"
         svg += "<text x=\"\(margin - 4)\" y=\"\(margin + 4)\" font-size=\"10\" text-anchor=\"end\">"
-        svg += "\(HTMLReport.format(maxValue / 1.1, digits: 1))</text><text x=\"\(margin - 4)\" y=\"\(margin + height)\" "
+        svg +=
+            "\(HTMLReport.format(maxValue / 1.1, digits: 1))</text><text x=\"\(margin - 4)\" y=\"\(margin + height)\" "
         svg += "font-size=\"10\" text-anchor=\"end\">0</text>"
         for (encounter, decision) in zip(set.encounters, result.decisions) {
             let distance = encounter.groundTruth.closestMeters
@@ -150,7 +157,8 @@ enum EvaluationReport {
             let fill = decision.notified ? color : "none"
             svg +=
                 "<circle cx=\"\(x(distance))\" cy=\"\(y(decision.value))\" r=\"4\" fill=\"\(fill)\" stroke=\"\(color)\">"
-            svg += "<title>\(HTMLReport.escape(encounter.id)): \(HTMLReport.format(decision.value, digits: 2))</title></circle>"
+            svg +=
+                "<title>\(HTMLReport.escape(encounter.id)): \(HTMLReport.format(decision.value, digits: 2))</title></circle>"
         }
         return svg + "</svg></figure>"
     }

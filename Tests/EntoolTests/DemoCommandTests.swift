@@ -168,9 +168,10 @@ struct DemoCommandTests {
             #expect(day.truePositives + day.falsePositives == day.notified, "day \(day.day)")
             #expect(day.truePositives + day.falseNegatives == day.exposed, "day \(day.day)")
         }
-        #expect(truth.distributions.map(\.group) == [
-            "notifiedContacts", "missedContacts", "notifiedNonContacts", "quietNonContacts",
-        ])
+        #expect(
+            truth.distributions.map(\.group) == [
+                "notifiedContacts", "missedContacts", "notifiedNonContacts", "quietNonContacts",
+            ])
         for distribution in truth.distributions {
             #expect(distribution.minutes.reduce(0, +) == distribution.exposures)
             #expect(distribution.attenuation.reduce(0, +) + distribution.unscanned == distribution.exposures)
@@ -178,11 +179,14 @@ struct DemoCommandTests {
 
         let html = try String(contentsOf: page, encoding: .utf8)
         let dom = try chromium.dumpDOM(of: page)
-        #expect(HeadlessChromium.externalReferences(in: html).isEmpty, "\(HeadlessChromium.externalReferences(in: html))")
+        #expect(
+            HeadlessChromium.externalReferences(in: html).isEmpty, "\(HeadlessChromium.externalReferences(in: html))")
         #expect(HeadlessChromium.externalReferences(in: dom).isEmpty, "\(HeadlessChromium.externalReferences(in: dom))")
         #expect(dom.contains("<svg"))
         func shows(_ id: String, _ value: Int, sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(dom.contains("id=\"\(id)\">\(value)<"), "\(id) = \(value) not in the page", sourceLocation: sourceLocation)
+            #expect(
+                dom.contains("id=\"\(id)\">\(value)<"), "\(id) = \(value) not in the page",
+                sourceLocation: sourceLocation)
         }
         for day in truth.days {
             #expect(dom.contains(">\(day.date)<"))

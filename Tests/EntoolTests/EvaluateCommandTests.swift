@@ -183,7 +183,8 @@ struct EvaluateCommandTests {
         #expect(html.contains("<svg"))
         #expect(html.contains("hand-made 50/55"))
         // Nothing is loaded: no scripts or styles from elsewhere, no remote images or links to fetch.
-        #expect(HeadlessChromium.externalReferences(in: html).isEmpty, "\(HeadlessChromium.externalReferences(in: html))")
+        #expect(
+            HeadlessChromium.externalReferences(in: html).isEmpty, "\(HeadlessChromium.externalReferences(in: html))")
         // The page as a browser builds it: the charts, the configuration, every encounter.
         let dom = try HeadlessChromium().dumpDOM(of: files.report)
         #expect(HeadlessChromium.externalReferences(in: dom).isEmpty, "\(HeadlessChromium.externalReferences(in: dom))")

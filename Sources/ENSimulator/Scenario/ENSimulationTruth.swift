@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// What really happened in a simulation, set beside what the phones concluded: the simulator knows every
 /// encounter, so it knows which phones were exposed, and the report says which were notified.
@@ -140,7 +140,9 @@ public struct ENSimulationTruth: Hashable, Sendable, Codable {
             index < report.devices.count && report.devices[index].notified
         }
         var results: [String: [(day: Int, minute: Int)]] = [:]
-        for diagnosis in scenario.diagnoses { results[diagnosis.device, default: []].append((diagnosis.day, diagnosis.minute)) }
+        for diagnosis in scenario.diagnoses {
+            results[diagnosis.device, default: []].append((diagnosis.day, diagnosis.minute))
+        }
         /// Whether an encounter at `day`, `minute` falls in the shared days of `transmitter`'s positive result.
         func isExposure(to transmitter: String, day: Int, minute: Int) -> Bool {
             (results[transmitter] ?? []).contains { result in
@@ -159,7 +161,9 @@ public struct ENSimulationTruth: Hashable, Sendable, Codable {
             else { continue }
             let contact =
                 encounter.distance <= Self.contactMeters && encounter.minutes >= Self.contactMinutes
-            for (receiver, receptions, isExposed) in [(first, heard.first, exposed[0]), (second, heard.second, exposed[1])]
+            for (receiver, receptions, isExposed) in [
+                (first, heard.first, exposed[0]), (second, heard.second, exposed[1]),
+            ]
             where isExposed {
                 guard let receiverIndex = position[receiver] else { continue }
                 if contact {
@@ -174,7 +178,8 @@ public struct ENSimulationTruth: Hashable, Sendable, Codable {
                     }
                 let slot = Group.allCases.firstIndex(of: group)!
                 distributions[slot].exposures += 1
-                distributions[slot].minutes[Self.bucket(Double(encounter.minutes), edges: minutesEdges.map(Double.init))] += 1
+                distributions[slot].minutes[
+                    Self.bucket(Double(encounter.minutes), edges: minutesEdges.map(Double.init))] += 1
                 if receptions.isEmpty {
                     distributions[slot].unscanned += 1
                 } else {
@@ -222,6 +227,7 @@ public struct ENSimulationTruth: Hashable, Sendable, Codable {
     /// The distribution of `group`.
     public func distribution(_ group: Group) -> Distribution {
         distributions.first { $0.group == group }
-            ?? Distribution(group: group, attenuationBuckets: attenuationEdges.count + 1, minutesBuckets: minutesEdges.count + 1)
+            ?? Distribution(
+                group: group, attenuationBuckets: attenuationEdges.count + 1, minutesBuckets: minutesEdges.count + 1)
     }
 }
