@@ -41,7 +41,7 @@ enum DemoReport {
             <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(escape(report.scenario)): entool demo</title>
             <style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}table{border-collapse:collapse;margin:8px 0}
             td,th{border:1px solid #ccc;padding:3px 7px;text-align:right;font-size:13px}th{background:#f3f3f3}
-            td.l,th.l{text-align:left}.grid{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0}
+            td.l,th.l{text-align:left}.grid{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0;width:min-content}
             p,li{max-width:60em;line-height:1.4}</style></head><body>
             <h1>\(escape(report.scenario))</h1>
             <p id="summary">\(truth.phones) phones over \(report.daysCompleted) days, seed \(report.seed). \

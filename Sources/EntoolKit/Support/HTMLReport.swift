@@ -28,14 +28,16 @@ enum HTMLReport {
 
     /// A legend: a coloured square and the name of each series.
     static func legend(_ series: [Series]) -> String {
-        series.map { "<span style=\"color:\($0.color)\">■</span> \(escape($0.name))" }.joined(separator: " &nbsp; ")
+        series.map {
+            "<span style=\"white-space:nowrap\"><span style=\"color:\($0.color)\">■</span> \(escape($0.name))</span>"
+        }.joined(separator: " &nbsp; ")
     }
 
     /// A line chart of `series` over `labels` (the x axis, one point per label), from 0 to the largest value.
     static func lineChart(caption: String, labels: [String], series: [Series], xTitle: String, yTitle: String)
         -> String
     {
-        let (width, height, margin) = (480.0, 220.0, 44.0)
+        let (width, height, margin) = (440.0, 220.0, 44.0)
         let top = max(series.flatMap(\.values).max() ?? 1, 1)
         let step = labels.count > 1 ? width / Double(labels.count - 1) : 0
         func x(_ index: Int) -> Double { margin + Double(index) * step }
@@ -58,7 +60,7 @@ enum HTMLReport {
     static func barChart(caption: String, labels: [String], series: [Series], xTitle: String, yTitle: String)
         -> String
     {
-        let (width, height, margin) = (480.0, 220.0, 44.0)
+        let (width, height, margin) = (440.0, 220.0, 44.0)
         let top = max(series.flatMap(\.values).max() ?? 1, 1)
         let slot = width / Double(max(labels.count, 1))
         let bar = slot * 0.8 / Double(max(series.count, 1))
