@@ -9,6 +9,8 @@
 #   pkg-config      how SwiftPM finds the four above
 #   openssl         the command-line tool the tests use as an outside signature verifier
 #   protobuf-compiler  protoc, which the tests use as an outside decoder of written export files
+#   chromium        headless Chromium, in which the tests open the HTML reports entool writes (evaluate --report,
+#                   demo --report) as a browser would (ENTestSupport's HeadlessChromium)
 #   postgresql      a local PostgreSQL on loopback for the key server's tests, started by Scripts/postgres.sh
 #                   (skipped when ENKEYSERVER_TEST_POSTGRES=skip)
 #
@@ -28,6 +30,7 @@ have_pc zlib || missing+=(zlib1g-dev)
 have_pc libdeflate || missing+=(libdeflate-dev)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
 
 start_postgres() {
     if [ "${ENKEYSERVER_TEST_POSTGRES:-}" != "skip" ]; then "$(dirname "$0")/postgres.sh"; fi

@@ -15,7 +15,9 @@ struct DemoCommand: AsyncParsableCommand {
             positive). With --scenario: a scenario JSON file (see ENSimulator's documentation).
             The phones' stores live in memory; with --store DIR each finished day is also written there (a \
             snapshot of every phone's store and the key server's database), and a killed run resumes from its last \
-            finished day.
+            finished day. With --report FILE.html: a page of the run, per day the phones exposed in truth (the \
+            simulator knows every encounter), notified, true and false positives, and the attenuation and duration \
+            of notified and missed contacts (the same figures as --json's "truth").
             """
     )
 
@@ -38,17 +40,29 @@ struct DemoCommand: AsyncParsableCommand {
         help: "Also write the scenario's encounters (what each phone recorded, and the scripted truth) to this file.")
     var encounters: String?
 
+    @Option(
+        help: "Also write a self-contained HTML page of the run (exposed in truth, notified, per day) to this file.")
+    var report: String?
+
     @OptionGroup var output: OutputOptions
 
     /// The JSON shape of `entool demo --json`.
     struct Result: Encodable {
         var report: ENSimulationReport
+        /// What really happened: exposures per day, true and false positives, the exposures' distributions.
+        var truth: ENSimulationTruth
         var seconds: Double
         var store: String?
     }
 
     func run() async throws {
         let scenario = try makeScenario()
+        if let path = report {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
+            else { throw EntoolFailure.badInput("--report: the directory '\(folder)' does not exist") }
+        }
         let directory = store.map { URL(fileURLWithPath: $0) }
         let simulation = try ENSimulation(scenario: scenario, storage: directory.map { .directory($0) } ?? .inMemory)
         let narrate = !output.json
@@ -74,11 +88,21 @@ struct DemoCommand: AsyncParsableCommand {
                 throw EntoolFailure.badInput("cannot write '\(encounters)': \(error.localizedDescription)")
             }
         }
+        let truth = ENSimulationTruth(scenario: scenario, report: report)
+        if let path = self.report {
+            do {
+                try Data(DemoReport.html(report: report, truth: truth).utf8).write(
+                    to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                throw EntoolFailure.badInput("cannot write '\(path)': \(error.localizedDescription)")
+            }
+        }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if output.json {
-            try printJSON(Result(report: report, seconds: seconds, store: directory?.path))
+            try printJSON(Result(report: report, truth: truth, seconds: seconds, store: directory?.path))
         } else {
             narrator.summarize(report, seconds: seconds)
+            if let path = self.report { print("Report: \(path)") }
         }
     }
 

@@ -4,20 +4,9 @@ import Foundation
 
 /// `entool evaluate --report`: one self-contained HTML page with inline SVG (nothing loaded from the network):
 /// the ROC plane with each configuration as a point and its threshold sweep, the chance diagonal, each
-/// configuration's value against the true distance, the confusion matrices and the per-encounter table.
+/// configuration's value against the true distance, the confusion matrices and the per-encounter table
+/// (escaping, formatting and colours from ``HTMLReport``).
 enum EvaluationReport {
-    static let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
-
-    static func format(_ value: Double?, digits: Int = 3) -> String {
-        guard let value, value.isFinite else { return "–" }
-        return String(format: "%.\(digits)f", value)
-    }
-
     static func html(
         set: ENLabelledEncounterSet, platform: String, request: ENEvaluationRequest,
         configurations: [ENEvaluationConfiguration], results: [ENEvaluator.Result], sweeps: [ENThresholdSweep]
@@ -25,58 +14,63 @@ enum EvaluationReport {
         let contacts = results.first?.metrics.contacts ?? 0
         let rule = request.contactRule
         var page = """
-            <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(escape(set.name)) evaluation</title>
+            <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(HTMLReport.escape(set.name)) evaluation</title>
             <style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0}
             td,th{border:1px solid #ccc;padding:3px 7px;text-align:right;font-size:13px}th{background:#f3f3f3}
             td.l,th.l{text-align:left}.yes{background:#e3f4e3}.no{background:#fbe4e4}.und{font-weight:bold;color:#b35c00}
             .grid{display:flex;flex-wrap:wrap;gap:24px}.cm td{width:70px}</style></head><body>
-            <h1>\(escape(set.metadata["title"] ?? set.name))</h1>
+            <h1>\(HTMLReport.escape(set.metadata["title"] ?? set.name))</h1>
             <p>\(set.encounters.count) encounters, \(contacts) contacts (within \(rule.withinMeters) m\
             \(rule.exclusive ? " exclusive" : ""), at least \(rule.minutes) min where the duration is known); platform \
-            \(escape(platform)). Source: \(escape(set.metadata["source"] ?? "not given")). Licence: \
-            \(escape(set.metadata["licence"] ?? "not given")).</p>
+            \(HTMLReport.escape(platform)). Source: \(HTMLReport.escape(set.metadata["source"] ?? "not given")). Licence: \
+            \(HTMLReport.escape(set.metadata["licence"] ?? "not given")).</p>
             """
         page += "<h2>Summary</h2><table><tr><th class=l>configuration</th><th>notified</th><th>range</th>"
         page += "<th>undetermined</th><th>TPR</th><th>FPR</th><th>precision</th><th>F1</th><th>chance TPR</th>"
         page += "<th>AUC</th></tr>"
         for (index, result) in results.enumerated() {
             let m = result.metrics
-            page += "<tr><td class=l><span style=\"color:\(colors[index % colors.count])\">■</span> "
-            page += "\(escape(result.name))</td><td>\(m.notified)</td><td>\(m.notifiedRange.lowerBound)–"
-            page += "\(m.notifiedRange.upperBound)</td><td>\(m.undetermined)</td><td>\(format(m.truePositiveRate))</td>"
-            page += "<td>\(format(m.falsePositiveRate))</td><td>\(format(m.precision))</td><td>\(format(m.f1))</td>"
-            page += "<td>\(format(m.chanceTruePositiveRate))</td><td>\(format(sweeps[index].areaUnderCurve))</td></tr>"
+            page +=
+                "<tr><td class=l><span style=\"color:\(HTMLReport.colors[index % HTMLReport.colors.count])\">■</span> "
+            page += "\(HTMLReport.escape(result.name))</td><td>\(m.notified)</td><td>\(m.notifiedRange.lowerBound)–"
+            page +=
+                "\(m.notifiedRange.upperBound)</td><td>\(m.undetermined)</td><td>\(HTMLReport.format(m.truePositiveRate))</td>"
+            page +=
+                "<td>\(HTMLReport.format(m.falsePositiveRate))</td><td>\(HTMLReport.format(m.precision))</td><td>\(HTMLReport.format(m.f1))</td>"
+            page +=
+                "<td>\(HTMLReport.format(m.chanceTruePositiveRate))</td><td>\(HTMLReport.format(sweeps[index].areaUnderCurve))</td></tr>"
         }
         page += "</table><div class=grid>"
         page += roc(results: results, sweeps: sweeps)
         for (index, result) in results.enumerated() {
             page += scatter(
-                set: set, result: result, configuration: configurations[index], color: colors[index % colors.count])
+                set: set, result: result, configuration: configurations[index],
+                color: HTMLReport.colors[index % HTMLReport.colors.count])
         }
         page += "</div><h2>Confusion matrices</h2><div class=grid>"
         for result in results {
             let m = result.metrics
             page += """
-                <table class=cm><tr><th class=l>\(escape(result.name))</th><th>notified</th><th>not notified</th></tr>
+                <table class=cm><tr><th class=l>\(HTMLReport.escape(result.name))</th><th>notified</th><th>not notified</th></tr>
                 <tr><th class=l>contact</th><td class=yes>\(m.truePositives)</td><td class=no>\(m.falseNegatives)</td></tr>
                 <tr><th class=l>no contact</th><td class=no>\(m.falsePositives)</td><td class=yes>\(m.trueNegatives)</td></tr>
                 </table>
                 """
         }
         page += "</div><h2>Encounters</h2><table><tr><th class=l>id</th><th>distance (m)</th><th>contact</th>"
-        for result in results { page += "<th>\(escape(result.name))</th>" }
+        for result in results { page += "<th>\(HTMLReport.escape(result.name))</th>" }
         page += "</tr>"
         for (row, encounter) in set.encounters.enumerated() {
             let contact = results.first?.decisions[row].contact ?? false
             page +=
-                "<tr><td class=l>\(escape(encounter.id))</td><td>\(format(encounter.groundTruth.closestMeters, digits: 2))"
+                "<tr><td class=l>\(HTMLReport.escape(encounter.id))</td><td>\(HTMLReport.format(encounter.groundTruth.closestMeters, digits: 2))"
             page += "</td><td>\(contact ? "yes" : "no")</td>"
             for result in results {
                 let d = result.decisions[row]
                 let right = d.notified == d.contact
                 page += "<td class=\"\(right ? "yes" : "no")\(d.determinate ? "" : " und")\">"
                 page +=
-                    "\(d.notified ? "notified" : "–") \(format(d.value, digits: 2))\(d.determinate ? "" : " ?")</td>"
+                    "\(d.notified ? "notified" : "–") \(HTMLReport.format(d.value, digits: 2))\(d.determinate ? "" : " ?")</td>"
             }
             page += "</tr>"
         }
@@ -106,7 +100,7 @@ enum EvaluationReport {
             svg += "<text x=\"\(margin - 4)\" y=\"\(y(tick) + 3)\" font-size=\"10\" text-anchor=\"end\">\(tick)</text>"
         }
         for (index, result) in results.enumerated() {
-            let color = colors[index % colors.count]
+            let color = HTMLReport.colors[index % HTMLReport.colors.count]
             let points = sweeps[index].points
             if !points.isEmpty {
                 let path = points.map { "\(x($0.falsePositiveRate)),\(y($0.truePositiveRate))" }.joined(separator: " ")
@@ -116,7 +110,7 @@ enum EvaluationReport {
             if let tpr = m.truePositiveRate {
                 let fpr = m.falsePositiveRate ?? 0
                 svg += "<circle cx=\"\(x(fpr))\" cy=\"\(y(tpr))\" r=\"5\" fill=\"\(color)\">"
-                svg += "<title>\(escape(result.name))</title></circle>"
+                svg += "<title>\(HTMLReport.escape(result.name))</title></circle>"
             }
         }
         if results.first?.metrics.falsePositiveRate == nil {
@@ -140,8 +134,9 @@ enum EvaluationReport {
         let maxValue = max(values.max() ?? 1, threshold.isFinite ? threshold : 0, 1e-9) * 1.1
         func x(_ v: Double) -> Double { margin + v / maxDistance * width }
         func y(_ v: Double) -> Double { margin + (1 - v / maxValue) * height }
-        var svg = "<figure><figcaption><b>\(escape(result.name))</b>: value against true distance "
-        svg += "(threshold \(format(threshold, digits: 2)))</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
+        var svg = "<figure><figcaption><b>\(HTMLReport.escape(result.name))</b>: value against true distance "
+        svg +=
+            "(threshold \(HTMLReport.format(threshold, digits: 2)))</figcaption><svg xmlns=\"http://www.w3.org/2000/svg\" "
         svg +=
             "width=\"\(width + 2 * margin)\" height=\"\(height + 2 * margin)\"><rect x=\"\(margin)\" y=\"\(margin)\" "
         svg += "width=\"\(width)\" height=\"\(height)\" fill=\"none\" stroke=\"#999\"/>"
@@ -151,9 +146,10 @@ enum EvaluationReport {
         }
         svg +=
             "<text x=\"\(margin + width / 2)\" y=\"\(height + margin + 30)\" font-size=\"12\" text-anchor=\"middle\">"
-        svg += "true distance (m), max \(format(maxDistance / 1.05, digits: 1))</text>"
+        svg += "true distance (m), max \(HTMLReport.format(maxDistance / 1.05, digits: 1))</text>"
         svg += "<text x=\"\(margin - 4)\" y=\"\(margin + 4)\" font-size=\"10\" text-anchor=\"end\">"
-        svg += "\(format(maxValue / 1.1, digits: 1))</text><text x=\"\(margin - 4)\" y=\"\(margin + height)\" "
+        svg +=
+            "\(HTMLReport.format(maxValue / 1.1, digits: 1))</text><text x=\"\(margin - 4)\" y=\"\(margin + height)\" "
         svg += "font-size=\"10\" text-anchor=\"end\">0</text>"
         for (encounter, decision) in zip(set.encounters, result.decisions) {
             let distance = encounter.groundTruth.closestMeters
@@ -161,7 +157,8 @@ enum EvaluationReport {
             let fill = decision.notified ? color : "none"
             svg +=
                 "<circle cx=\"\(x(distance))\" cy=\"\(y(decision.value))\" r=\"4\" fill=\"\(fill)\" stroke=\"\(color)\">"
-            svg += "<title>\(escape(encounter.id)): \(format(decision.value, digits: 2))</title></circle>"
+            svg +=
+                "<title>\(HTMLReport.escape(encounter.id)): \(HTMLReport.format(decision.value, digits: 2))</title></circle>"
         }
         return svg + "</svg></figure>"
     }

@@ -119,4 +119,102 @@ struct DemoCommandTests {
         #expect(memory.report.devices.contains { $0.sightings > 0 })
         try checkStores(under: directory.url.appendingPathComponent("store"))
     }
+
+    /// The parts of `--json`'s `truth` the report test reads.
+    struct Truth: Decodable {
+        struct Day: Decodable {
+            var day: Int
+            var date: String
+            var exposed: Int
+            var notified: Int
+            var truePositives: Int
+            var falsePositives: Int
+            var falseNegatives: Int
+        }
+        struct Distribution: Decodable {
+            var group: String
+            var exposures: Int
+            var attenuation: [Int]
+            var unscanned: Int
+            var minutes: [Int]
+        }
+        var days: [Day]
+        var distributions: [Distribution]
+    }
+
+    /// `entool demo --report` on a town, opened in headless Chromium: the document shows every figure `--json`
+    /// of the same run holds (each day's counts, each group's histogram buckets), and loads nothing from anywhere.
+    @Test("--report: a self-contained page that Chromium renders with the figures of --json")
+    func htmlReport() throws {
+        let chromium = try HeadlessChromium()
+        let directory = try TemporaryDirectory(prefix: "DemoReport")
+        defer { directory.cleanUp() }
+        let page = directory.url.appendingPathComponent("town.html")
+        let result = try runEntool([
+            "demo", "--devices", "80", "--days", "8", "--seed", "3", "--json", "--report", page.path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let truth = try JSONDecoder().decode(
+            Truth.self, from: JSONSerialization.data(withJSONObject: try #require(json["truth"])))
+        let report = try JSONDecoder().decode(Output.self, from: result.stdout).report
+
+        // The figures agree with themselves and with the report, and there is something to show.
+        #expect(truth.days.count == 8)
+        let last = try #require(truth.days.last)
+        #expect(last.notified == report.devices.filter(\.notified).count)
+        #expect(last.exposed > 0 && last.notified > 0, "a town too small to show anything")
+        for day in truth.days {
+            #expect(day.truePositives + day.falsePositives == day.notified, "day \(day.day)")
+            #expect(day.truePositives + day.falseNegatives == day.exposed, "day \(day.day)")
+        }
+        #expect(
+            truth.distributions.map(\.group) == [
+                "notifiedContacts", "missedContacts", "notifiedNonContacts", "quietNonContacts",
+            ])
+        for distribution in truth.distributions {
+            #expect(distribution.minutes.reduce(0, +) == distribution.exposures)
+            #expect(distribution.attenuation.reduce(0, +) + distribution.unscanned == distribution.exposures)
+        }
+
+        let html = try String(contentsOf: page, encoding: .utf8)
+        let dom = try chromium.dumpDOM(of: page)
+        #expect(
+            HeadlessChromium.externalReferences(in: html).isEmpty, "\(HeadlessChromium.externalReferences(in: html))")
+        #expect(HeadlessChromium.externalReferences(in: dom).isEmpty, "\(HeadlessChromium.externalReferences(in: dom))")
+        #expect(dom.contains("<svg"))
+        func shows(_ id: String, _ value: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(
+                dom.contains("id=\"\(id)\">\(value)<"), "\(id) = \(value) not in the page",
+                sourceLocation: sourceLocation)
+        }
+        for day in truth.days {
+            #expect(dom.contains(">\(day.date)<"))
+            shows("day-\(day.day)-exposed", day.exposed)
+            shows("day-\(day.day)-notified", day.notified)
+            shows("day-\(day.day)-truePositives", day.truePositives)
+            shows("day-\(day.day)-falsePositives", day.falsePositives)
+            shows("day-\(day.day)-falseNegatives", day.falseNegatives)
+        }
+        for distribution in truth.distributions {
+            for (bucket, count) in distribution.attenuation.enumerated() {
+                shows("attenuation-\(bucket)-\(distribution.group)", count)
+            }
+            for (bucket, count) in distribution.minutes.enumerated() {
+                shows("minutes-\(bucket)-\(distribution.group)", count)
+            }
+            shows("attenuation-unscanned-\(distribution.group)", distribution.unscanned)
+            shows("attenuation-total-\(distribution.group)", distribution.exposures)
+        }
+        if let shot = ProcessInfo.processInfo.environment["ENTOOL_REPORT_SCREENSHOT"] {
+            try chromium.screenshot(of: page, to: URL(fileURLWithPath: shot))
+        }
+    }
+
+    @Test("--report in a directory that does not exist exits 2 before the run, naming the option")
+    func reportInMissingDirectory() throws {
+        let result = try runEntool(["demo", "--report", "/nonexistent/dir/report.html"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--report"))
+    }
 }

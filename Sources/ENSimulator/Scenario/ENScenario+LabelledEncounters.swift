@@ -20,18 +20,11 @@ extension ENScenario {
         let formatter = ISO8601DateFormatter()
         var encounters: [[String: Any]] = []
         for (index, encounter) in self.encounters.enumerated() {
-            guard encounter.devices.count == 2, let first = devices[encounter.devices[0]],
-                let second = devices[encounter.devices[1]]
+            guard let (heardByFirst, heardBySecond) = receptions(ofEncounter: index, devices: devices),
+                let first = devices[encounter.devices[0]], let second = devices[encounter.devices[1]]
             else { continue }
-            var random = ENSeededRandom(seed: seed, stream: [UInt64(encounter.day), UInt64(index)])
-            let start = self.start + TimeInterval(encounter.day) * 86_400 + TimeInterval(encounter.minute * 60)
             let length = TimeInterval(encounter.minutes * 60)
-            // The order of the simulation: first hears second, then second hears first.
-            for (receiver, sender) in [(first, second), (second, first)] {
-                let receptions = ENEther.receptions(
-                    timing: scanTiming, pathLoss: pathLoss, senderTxPower: sender.txPower,
-                    receiverCorrection: receiver.rssiCorrection, start: start, length: length,
-                    distance: encounter.distance, using: &random)
+            for (receiver, sender, receptions) in [(first, second, heardByFirst), (second, first, heardBySecond)] {
                 let scans: [[String: Any]] = receptions.map { reception in
                     let second = reception.moment.timeIntervalSince1970.rounded(.down)
                     return [
