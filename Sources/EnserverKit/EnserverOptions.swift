@@ -57,6 +57,14 @@ struct EnserverOptions: ParsableArguments {
     @Option(help: "The signing key's version (`verification_key_version`).")
     var keyVersion: String = "v1"
 
+    @Option(
+        help: """
+            Another key that signs the files beside --signing-key, for a rotation: VERSION=PEM-FILE[,from=ISO8601]\
+            [,until=ISO8601] (the same --key-id and passphrase); it signs from its start until its end, inclusive, \
+            without a restart. Repeat for several, newest first; at most ten keys in all.
+            """)
+    var additionalSigningKey: [String] = []
+
     @Option(help: "The export period: a duration dividing 24 hours (e.g. 4h, 30m, 86400s); 4h or more recommended.")
     var exportPeriod: String = "4h"
 
@@ -129,12 +137,7 @@ struct EnserverOptions: ParsableArguments {
         default: break
         }
         let period = try OptionDuration.seconds(exportPeriod, option: "--export-period")
-        let signer = ENExportSigner(
-            signingKey: try PrivateKeyFile(
-                option: "--signing-key", passphraseOption: "--signing-key-passphrase-file",
-                passphraseVariable: "ENSERVER_SIGNING_KEY_PASSPHRASE"
-            ).read(signingKey, passphraseFile: signingKeyPassphraseFile, environment: EnserverEnvironment.current),
-            keyID: keyID, keyVersion: keyVersion)
+        let signers = try makeSigners()
         var exposure = ENExposureConfiguration()
         if let exposureConfiguration {
             do {
@@ -145,7 +148,7 @@ struct EnserverOptions: ParsableArguments {
             }
         }
         let configuration = ENKeyServerConfiguration(
-            region: region, signers: [signer], maximumKeysPerFile: maxKeysPerFile, exposureConfiguration: exposure,
+            region: region, signers: signers, maximumKeysPerFile: maxKeysPerFile, exposureConfiguration: exposure,
             exportPeriod: period, exportDirectory: exportDir.map { URL(fileURLWithPath: $0, isDirectory: true) },
             exportRoot: exportRoot)
         do {
@@ -276,6 +279,57 @@ struct EnserverOptions: ParsableArguments {
         }
         guard let current else { throw EnserverFailure("\(source): no key (want lines ID=BASE64)") }
         return ENRevisionTokenKeys(currentKeyID: current, keys: keys)
+    }
+
+    /// `--signing-key`, then each `--additional-signing-key` in the order given.
+    private func makeSigners() throws(EnserverFailure) -> [ENExportSigner] {
+        let reader = PrivateKeyFile(
+            option: "--signing-key", passphraseOption: "--signing-key-passphrase-file",
+            passphraseVariable: "ENSERVER_SIGNING_KEY_PASSPHRASE")
+        let environment = EnserverEnvironment.current
+        var signers = [
+            ENExportSigner(
+                signingKey: try reader.read(
+                    signingKey, passphraseFile: signingKeyPassphraseFile, environment: environment),
+                keyID: keyID, keyVersion: keyVersion)
+        ]
+        for spec in additionalSigningKey {
+            let option = "--additional-signing-key"
+            let parts = spec.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let (version, path) = try Self.split(parts[0], option: option)
+            guard !path.isEmpty else { throw EnserverFailure("\(option) \(spec): want VERSION=PEM-FILE") }
+            var bounds: [String: Date] = [:]
+            for part in parts.dropFirst() {
+                let (name, value) = try Self.split(part, option: option)
+                guard name == "from" || name == "until", bounds[name] == nil else {
+                    throw EnserverFailure("\(option) \(spec): \"\(name)\" is not from= or until= (each once)")
+                }
+                guard let date = RFC3339.date(from: value) else {
+                    throw EnserverFailure(
+                        "\(option) \(spec): \(name)=\(value) is not an ISO 8601 date such as 2026-11-24T12:00:00Z")
+                }
+                bounds[name] = date
+            }
+            if let from = bounds["from"], let until = bounds["until"], until < from {
+                throw EnserverFailure("\(option) \(spec): until= is before from=")
+            }
+            guard !signers.contains(where: { $0.signatureInfo.verificationKeyVersion == version }) else {
+                throw EnserverFailure("\(option) \(spec): the key version \(version) is given twice")
+            }
+            var keyReader = reader
+            keyReader.option = option
+            signers.append(
+                ENExportSigner(
+                    signingKey: try keyReader.read(
+                        path, passphraseFile: signingKeyPassphraseFile, environment: environment),
+                    keyID: keyID, keyVersion: version, activeFrom: bounds["from"], activeUntil: bounds["until"]))
+        }
+        guard signers.count <= ENExportWriter.maximumSignerCount else {
+            throw EnserverFailure(
+                "--additional-signing-key: at most \(ENExportWriter.maximumSignerCount) signing keys in all, got "
+                    + "\(signers.count)")
+        }
+        return signers
     }
 
     /// The PostgreSQL password from `--postgres-password-file` or `ENSERVER_POSTGRES_PASSWORD`, if any.

@@ -80,6 +80,64 @@ struct EnserverCommandTests {
         #expect(try String(contentsOfFile: exports + "/exposureKeyExport-US/index.txt", encoding: .utf8) == index)
     }
 
+    @Test("--additional-signing-key: files signed by every key active at the export, newest first; bad specs exit 2")
+    func additionalSigningKeys() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (current, previous, retired) = (try P256SigningKey(), try P256SigningKey(), try P256SigningKey())
+        do {
+            let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
+            let handler = ENPublishHandler(
+                storage: store,
+                configuration: ENPublishConfiguration(
+                    authorizedApps: [
+                        ENPublishAuthorizedApp(
+                            healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
+                    ],
+                    revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+                clock: { startDate })
+            let reply = await handler.handle(contentType: "application/json", body: Data(publishBody(count: 3).utf8))
+            #expect(reply.status == 200)
+        }
+        for (name, key) in [("previous", previous), ("retired", retired)] {
+            try writeSecret(key.pemRepresentation, toFile: directory.path("\(name).pem"))
+        }
+        let base = try baseOptions(directory, signingKey: current) + ["--key-version", "v3"]
+        let exports = directory.path("exports")
+        // v2 signs until the end of the day, v1 ended the day before: at 06:00 v3 and v2 sign, in that order.
+        try await run(
+            ["export"] + base + [
+                "--additional-signing-key", "v2=\(directory.path("previous.pem")),until=2026-05-09T23:59:59Z",
+                "--additional-signing-key",
+                "v1=\(directory.path("retired.pem")),from=2026-04-01T00:00:00Z,until=2026-05-08T23:59:59Z",
+                "--export-dir", exports, "--now", "2026-05-09T06:00:00Z",
+            ])
+        let names = try String(contentsOfFile: exports + "/index.txt", encoding: .utf8).split(separator: "\n")
+        #expect(names.count == 1)
+        let archive = try ENExportArchive(contentsOf: URL(fileURLWithPath: exports + "/" + String(names[0])))
+        let signatures = try archive.signatures()
+        #expect(signatures.map(\.signatureInfo?.verificationKeyVersion) == ["v3", "v2"])
+        #expect(try current.publicKey.isValidSignature(signatures[0].signature, for: archive.exportBinary))
+        #expect(try previous.publicKey.isValidSignature(signatures[1].signature, for: archive.exportBinary))
+
+        let pem = directory.path("previous.pem")
+        for (spec, text) in [
+            ("v2", "want NAME=VALUE"),
+            ("v2=", "want VERSION=PEM-FILE"),
+            ("v2=\(pem),since=2026-01-01T00:00:00Z", "is not from= or until="),
+            ("v2=\(pem),until=soon", "until=soon is not an ISO 8601 date"),
+            ("v2=\(pem),from=2026-02-01T00:00:00Z,until=2026-01-01T00:00:00Z", "until= is before from="),
+            ("v3=\(pem)", "the key version v3 is given twice"),
+            ("v2=\(directory.path("none.pem"))", "--additional-signing-key"),
+        ] {
+            await expectFailure(
+                ["export"] + base + ["--additional-signing-key", spec, "--now", "2026-05-09T06:00:00Z"],
+                mentioning: text)
+        }
+        let eleven = (0..<10).flatMap { ["--additional-signing-key", "w\($0)=\(pem)"] }
+        await expectFailure(["export"] + base + eleven, mentioning: "at most 10 signing keys")
+    }
+
     @Test(
         "the files `enserver export` writes verify with entool and OpenSSL and read with protoc",
         .enabled(if: ExternalTool.entool.isAvailable && ExternalTool.openssl.isAvailable),
