@@ -308,7 +308,7 @@ enum DetectionTables {
             arguments += [id]
         }
         sql += latestOnly ? " ORDER BY id DESC LIMIT 1" : " ORDER BY id"
-        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             StoredRow(
                 id: try row.stored(at: 0), date: SQLiteCodec.date(try row.stored(at: 1)), kind: try row.stored(at: 2),
                 result: try row.stored(at: 3))

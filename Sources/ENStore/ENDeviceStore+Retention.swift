@@ -73,17 +73,15 @@ extension ENDeviceStore {
         let cutoff = (now ?? configuration.now()).addingTimeInterval(-configuration.retentionPeriod)
         let date = SQLiteCodec.column(cutoff)
         let interval = Int64(ENIntervalNumber(date: cutoff))
-        // Cached statements: a phone runs these at every periodic run and detection, and compiling them each time
-        // (with GRDB's authorizer) cost more than running them.
         func delete(_ sql: String, _ arguments: StatementArguments) throws -> Int {
-            try db.cachedStatement(sql: sql).execute(arguments: arguments)
+            try db.execute(sql: sql, arguments: arguments)
             return db.changesCount
         }
         var counts = ENStoreRecordCounts()
         counts.ownKeys = try delete("DELETE FROM own_keys WHERE rolling_start + rolling_period <= ?", [interval])
         counts.sightings = try delete("DELETE FROM sightings WHERE interval < ?", [interval])
         let expired = try Data.fetchAll(
-            db.cachedStatement(sql: "SELECT hash FROM cached_key_files WHERE cached_at < ?"), arguments: [date])
+            db, sql: "SELECT hash FROM cached_key_files WHERE cached_at < ?", arguments: [date])
         counts.cachedKeyFiles = try delete("DELETE FROM cached_key_files WHERE cached_at < ?", [date])
         // The contents of the files just expired (once this transaction commits), and any a detection staged but
         // did not record.

@@ -79,9 +79,7 @@ struct KeyFileContents: Sendable {
     /// deleted); returns how many were deleted now.
     @discardableResult
     func deleteUnreferenced(_ db: Database, released: [Data] = []) throws -> Int {
-        try db.cachedStatement(
-            sql: "DELETE FROM key_file_contents WHERE hash NOT IN (SELECT hash FROM cached_key_files)"
-        ).execute()
+        try db.execute(sql: "DELETE FROM key_file_contents WHERE hash NOT IN (SELECT hash FROM cached_key_files)")
         var deleted = db.changesCount
         guard let directory else { return deleted }
         let referenced = Set(try Data.fetchAll(db, sql: "SELECT hash FROM cached_key_files").map(\.hexString))
