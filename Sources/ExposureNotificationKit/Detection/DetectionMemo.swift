@@ -1,5 +1,4 @@
 internal import ENCore
-internal import ENMatching
 internal import Foundation
 
 /// What a manager's last detection matched, kept in memory so that the next detection matches only what is new
@@ -20,6 +19,7 @@ final class DetectionMemo: Sendable {
         var rpi: RollingProximityIdentifier
         var timestamp: Date
 
+        /// The identifier and time of `sighting`.
         init(_ sighting: ENSighting) {
             rpi = sighting.rpi
             timestamp = sighting.timestamp
@@ -55,7 +55,4 @@ final class DetectionMemo: Sendable {
 
     /// Puts back the memo of a finished detection.
     func put(_ new: State) { state.withLock { $0 = new } }
-
-    /// Forgets everything.
-    func clear() { state.withLock { $0 = nil } }
 }
