@@ -82,6 +82,9 @@ public struct ENIncrementalMatch: Sendable {
         self.statistics = statistics
     }
 
+    /// The matched key occurrences of every call so far, by ordinal, before de-duplication and revocation.
+    package var occurrences: [ENMatchOccurrence] { collector.all }
+
     /// The result of every key added so far: de-duplication and revocation applied across all calls, and the
     /// statistics of all calls (kernel and thread count of the last one).
     ///

@@ -16,6 +16,26 @@ struct MatchCollector {
     /// The number of matched key occurrences so far.
     var occurrenceCount: Int { occurrences.count }
 
+    init() {}
+
+    /// A collector holding `occurrences` (their hits in any order).
+    init(occurrences: [ENMatchOccurrence]) {
+        for occurrence in occurrences {
+            self.occurrences[occurrence.ordinal, default: Occurrence(key: occurrence.key)].hits += occurrence.hits.map {
+                ($0.sightingIndex, $0.derivedInterval)
+            }
+        }
+    }
+
+    /// Every matched key occurrence so far, by ordinal.
+    var all: [ENMatchOccurrence] {
+        occurrences.sorted { $0.key < $1.key }.map { ordinal, occurrence in
+            ENMatchOccurrence(
+                ordinal: ordinal, key: occurrence.key,
+                hits: occurrence.hits.map { ENMatchOccurrence.Hit(sightingIndex: $0.0, derivedInterval: $0.1) })
+        }
+    }
+
     mutating func add(ordinal: Int, key: ENTemporaryExposureKey, sightingIndex: Int, derivedInterval: ENIntervalNumber)
     {
         occurrences[ordinal, default: Occurrence(key: key)].hits.append((sightingIndex, derivedInterval))

@@ -132,6 +132,20 @@ extension ENStoreQuery where Store == ENDeviceStore {
         }
     }
 
+    /// The stored detection with identifier `id` if it is of `kind` (of any kind when `nil`), decoded as `Result`;
+    /// `nil` when there is none (it expired, say).
+    ///
+    /// Reading throws `ENError.Code.badFormat` when the stored result does not decode as `Result`.
+    public static func detection<Result>(
+        id: Int64, as type: Result.Type, kind: String? = nil
+    ) -> ENStoreQuery<ENDeviceStore, ENStoredDetection<Result>?> {
+        .init { _, db in
+            try DetectionTables.fetch(db, kind, id: id).first.map { (row) throws(ENError) in
+                try DetectionTables.decode(row, as: type)
+            }
+        }
+    }
+
     /// The most recent stored detection of `kind` (of any kind when `nil`), or `nil` when there is none.
     public static func latestDetection<Result>(
         as type: Result.Type, kind: String? = nil
@@ -280,11 +294,20 @@ enum DetectionTables {
         return written
     }
 
-    static func fetch(_ db: Database, _ kind: String?, latestOnly: Bool) throws -> [StoredRow] {
-        var sql = "SELECT id, computed_at, kind, result FROM detections"
-        if kind != nil { sql += " WHERE kind = ?" }
+    static func fetch(_ db: Database, _ kind: String?, latestOnly: Bool = false, id: Int64? = nil) throws
+        -> [StoredRow]
+    {
+        var sql = "SELECT id, computed_at, kind, result FROM detections WHERE 1"
+        var arguments: StatementArguments = []
+        if let kind {
+            sql += " AND kind = ?"
+            arguments += [kind]
+        }
+        if let id {
+            sql += " AND id = ?"
+            arguments += [id]
+        }
         sql += latestOnly ? " ORDER BY id DESC LIMIT 1" : " ORDER BY id"
-        let arguments: StatementArguments = kind.map { [$0] } ?? []
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             StoredRow(
                 id: try row.stored(at: 0), date: SQLiteCodec.date(try row.stored(at: 1)), kind: try row.stored(at: 2),

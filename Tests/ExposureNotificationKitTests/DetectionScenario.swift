@@ -25,6 +25,8 @@ struct DetectionScenario {
     let directory: TemporaryDirectory
     let manager: ENManager
     let otherManager: ENManager
+    /// `me`'s environment (its store in ``directory``).
+    let environment: ENEnvironment
 
     /// The time of the encounter: `testStart` (2020-04-02 10:00 UTC).
     static let encounterStart = testStart
@@ -38,6 +40,7 @@ struct DetectionScenario {
             ? [ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: try signingKey.publicKey)] : []
         environment.notifications = notifications
         environment.limits = limits
+        self.environment = environment
         manager = ENManager(environment: environment)
         manager.dispatchQueue = DispatchQueue(label: "DetectionScenario")
         try await manager.activate()

@@ -36,7 +36,10 @@ struct StoredDetection: Codable, Sendable {
 ///    before its keys, so that a revision (a key re-published with a new report type) wins over the original;
 ///    revoked keys cancel every match of their key data. Keys that ended before the retention period, and
 ///    invalid keys, are left out. A file given twice keeps its first place in that order: when one was, the
-///    matching is run again in the exact order (a rare case, so it is not optimised).
+///    matching is run again in the exact order (a rare case, so it is not optimised). The cached files the last
+///    detection matched are not matched again against every sighting: their hits on the sightings still retained
+///    come from the manager's ``DetectionMemo``, and they are matched against the sightings new to it only; the
+///    rules are then applied once over all occurrences in the order above, so the result is the same.
 /// 4. The matches are scored (version 1 or 2 by the API version) and the result, the new files (cached for 14
 ///    days), their hashes and a rate-limit entry are written in one transaction. The new files' `export.bin` are
 ///    staged into the store as they verify (``KeyFileStager``), while matching runs, so that this transaction
@@ -48,6 +51,8 @@ struct ExposureDetector: Sendable {
     let environment: ENEnvironment
     let store: ENDeviceStore
     let managerID: UUID
+    /// What the manager's last detection matched (see ``DetectionMemo``).
+    let memo: DetectionMemo
     /// Whether the detection was cancelled; checked between the steps and inside matching.
     let isCancelled: @Sendable () -> Bool
 
@@ -105,20 +110,36 @@ struct ExposureDetector: Sendable {
         var options = ENMatchingOptions()
         options.threadCount = Self.matchingThreadCount(environment.limits)
         options.isCancelled = isCancelled
+        // The cached files the memo knows are matched later, against the sightings that are new to it only.
+        let previous = memo.take()
+        let known = previous?.files ?? [:]
         // Matching reads each new file as soon as it is verified, the newest first, while the others are still
         // being verified; its result is used only once every file has verified.
-        let streamed = StreamedSources(run: run, fileCount: files.count, cached: cachedHashes.reversed())
+        let streamed = StreamedSources(
+            run: run, fileCount: files.count, cached: cachedHashes.filter { known[$0] == nil }.reversed())
         let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest, scanned: run.release)
-        let streamedMatching = Result { () throws(ENError) -> ENMatchingResult in
-            try matcher.match(encodedChunks: chunks, options: options)
+        let streamedMatching = Result { () throws(ENError) -> [ENMatchOccurrence] in
+            try matcher.occurrences(encodedChunks: chunks, options: options)
         }
         run.endMatching()
         run.waitUntilFinished()
         let verified = try run.verifiedFiles()
         try checkCancellation()
-        var matching = try streamedMatching.get()
+        let occurrences = try streamedMatching.get()
         try chunks.checkRead()
-        if streamed.readDuplicate {
+        let matches: [ENKeyMatch]
+        if !streamed.readDuplicate {
+            let newHashes = Set(verified.map(\.hash))
+            let order = verified.reversed().map(\.hash) + cachedHashes.reversed().filter { !newHashes.contains($0) }
+            let incremental = try IncrementalMatching(
+                matcher: matcher, order: order, oldest: oldest, previous: previous ?? DetectionMemo.State())
+            try incremental.add(occurrences, locatedBy: chunks)
+            try incremental.addKnownFiles(
+                order.filter { known[$0] != nil && !newHashes.contains($0) }, store: store, options: options)
+            try checkCancellation()
+            matches = try incremental.matches()
+            memo.put(incremental.state)
+        } else {
             // The same export.bin given twice was read at its last place (the first read); the rule keeps its first
             // place, which decides which of two files with the same key data wins: match again in that order.
             let newHashes = Set(verified.map(\.hash))
@@ -126,12 +147,13 @@ struct ExposureDetector: Sendable {
                 cachedHashes.filter { !newHashes.contains($0) }.map { .cached($0) } + verified.map { .new($0) }
             sources.reverse()
             let exact = KeyChunks(sources: sources, store: store, oldest: oldest)
-            matching = try matcher.match(encodedChunks: exact, options: options)
+            // The memo was taken and is not put back: the next detection matches in full.
+            matches = try matcher.match(encodedChunks: exact, options: options).matches
             try exact.checkRead()
             try checkCancellation()
         }
 
-        let stored = Self.score(matching.matches, configuration: configuration, apiVersion: apiVersion, now: now)
+        let stored = Self.score(matches, configuration: configuration, apiVersion: apiVersion, now: now)
         try checkCancellation()
         let record = ENDetectionRecord(
             date: now, kind: StoredDetection.kind, result: stored,
@@ -431,6 +453,14 @@ final class StreamedSources: Sendable {
 enum KeySource: Sendable {
     case cached(Data)
     case new(VerifiedFile)
+
+    /// The SHA-256 of the source's `export.bin`.
+    var hash: Data {
+        switch self {
+        case .cached(let hash): hash
+        case .new(let file): file.hash
+        }
+    }
 }
 
 /// The keys of the sources, file by file, in chunks left encoded (the matching threads decode them); each file's
@@ -443,6 +473,8 @@ final class KeyChunks: Sequence, Sendable {
     private let oldest: ENIntervalNumber
     private let scanned: (@Sendable (Int) -> Void)?
     private let failure = Locked<ENError?>(nil)
+    /// Where each source's keys start among the keys read so far (the matcher's ordinals), and its hash.
+    private let starts = Locked<[(start: Int, hash: Data)]>([])
 
     /// Chunks of the sources `source` gives by position (from 0, in order; `nil` after the last).
     init(
@@ -465,11 +497,13 @@ final class KeyChunks: Sequence, Sendable {
         var chunks: [ENEncodedExportKeys] = []
         var next = 0
         var current: KeySource?
+        var ordinal = 0
         return AnyIterator { () -> (any ENEncodedKeyChunk)? in
             do throws(ENError) {
                 while true {
                     if next < chunks.count {
                         next += 1
+                        ordinal += chunks[next - 1].count
                         return chunks[next - 1]
                     }
                     if case .new(let file)? = current {
@@ -480,6 +514,7 @@ final class KeyChunks: Sequence, Sendable {
                     let binary = try self.exportBinary(of: source)
                     sourceIndex += 1
                     current = source
+                    self.starts.withLock { $0.append((ordinal, source.hash)) }
                     // One walk finds every key; the matching threads decode them (and ignore the invalid ones and
                     // those older than `oldest`).
                     chunks = try ENExportKeyScanner.encodedChunks(
@@ -502,6 +537,22 @@ final class KeyChunks: Sequence, Sendable {
                 throw ENError(.dataInaccessible, "a cached key file is gone from the store")
             }
             return binary
+        }
+    }
+
+    /// The source of the key at `ordinal` among the keys read (the matcher's ordinals): its hash and the key's
+    /// position among the source's key messages.
+    func locate(_ ordinal: Int) -> (hash: Data, position: Int) {
+        starts.withLock { starts in
+            // The last source starting at or before the ordinal (sources without keys start where the next does).
+            var low = 0
+            var high = starts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if starts[middle].start <= ordinal { low = middle + 1 } else { high = middle }
+            }
+            let source = starts[Swift.max(0, low - 1)]
+            return (source.hash, ordinal - source.start)
         }
     }
 

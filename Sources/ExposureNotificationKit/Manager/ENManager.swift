@@ -442,7 +442,7 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
     ) async throws(ENError) -> ENExposureDetectionSummary {
         let flag = CancellationFlag()
         let detector = ExposureDetector(
-            environment: environment, store: try storage.store(), managerID: instanceID,
+            environment: environment, store: try storage.store(), managerID: instanceID, memo: storage.detectionMemo,
             isCancelled: { flag.isCancelled })
         let result: Result<ENExposureDetectionSummary, ENError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -471,8 +471,10 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
         guard origin.apiVersion == version else {
             throw ENError(.apiMisuse, "the summary is from a detection with ENAPIVersion \(origin.apiVersion.rawValue)")
         }
-        let stored = try storage.store().read(.detections(as: StoredDetection.self, kind: StoredDetection.kind))
-        guard let detection = stored.first(where: { $0.id == origin.detectionID }) else {
+        guard
+            let detection = try storage.store().read(
+                .detection(id: origin.detectionID, as: StoredDetection.self, kind: StoredDetection.kind))
+        else {
             throw ENError(.badParameter, "the summary's detection is no longer stored (older than 14 days)")
         }
         return detection.result

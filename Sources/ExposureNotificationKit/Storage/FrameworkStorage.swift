@@ -11,6 +11,8 @@ final class FrameworkStorage: Sendable {
 
     private let environment: ENEnvironment
     private let opened = Locked<ENDeviceStore?>(nil)
+    /// What the last detection matched, for the next one (in memory only).
+    let detectionMemo = DetectionMemo()
     init(environment: ENEnvironment) {
         self.environment = environment
     }
