@@ -17,6 +17,9 @@ public struct ENExportSigner: Sendable {
     /// Creates a signer; the algorithm is always ECDSA P-256 with SHA-256.
     ///
     /// - Parameters:
+    ///   - signingKey: the ECDSA P-256 private key.
+    ///   - keyID: the files' `verification_key_id` (an MCC for Apple, e.g. `310`).
+    ///   - keyVersion: the files' `verification_key_version` (e.g. `v1`).
     ///   - activeFrom: from when a key server signs with it; `nil`: from the start.
     ///   - activeUntil: until when, inclusive, a key server signs with it; `nil`: with no end.
     public init(
