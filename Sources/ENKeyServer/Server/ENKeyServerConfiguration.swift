@@ -10,7 +10,7 @@ public struct ENKeyServerConfiguration: Sendable {
     public var region: String
     /// Who signs the files: at most ten signers, the newest key first (iOS checks only the first signature;
     /// Google orders its `SignatureInfo`s newest first). Each file carries the signatures of the signers active
-    /// at the moment it is exported (``ENExportSigner/isActive(at:)`` by the exporter's clock), in this order, so
+    /// at the moment it is exported (`ENExportSigner.isActive(at:)` by the exporter's clock), in this order, so
     /// a key rotation needs no restart: a new key signs from its `activeFrom`, an old one stops after its
     /// `activeUntil`, and in between every file carries both.
     public var signers: [ENExportSigner]
