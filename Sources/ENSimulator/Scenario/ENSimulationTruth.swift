@@ -8,7 +8,7 @@ internal import Foundation
 ///   ``keyDays`` days: on the day of its positive result (starting before the result's minute) or on one of the
 ///   13 days before, the days whose keys a positive phone shares. Each encounter is seen from both phones: one
 ///   encounter between two positive phones is two exposures.
-/// - A *contact* is an exposure within ``contactMeters`` metres for at least ``contactMinutes`` minutes (the
+/// - A *contact* is an exposure within ``contactMeters`` metres for at least ``contactMinutes-swift.type.property`` minutes (the
 ///   "15 minutes within 2 metres" of the measurement studies, `ENContactRule`'s default). A phone is *exposed in
 ///   truth* from the day of its first contact on.
 /// - Each day's figures are cumulative, at the end of the day: ``Day/exposed`` phones exposed in truth so far,
@@ -108,7 +108,7 @@ public struct ENSimulationTruth: Hashable, Sendable, Codable {
     public var scenario: String
     /// The contact rule's distance, in metres (``contactMeters``).
     public var contactWithinMeters: Double
-    /// The contact rule's duration, in minutes (``contactMinutes``).
+    /// The contact rule's duration, in minutes (``contactMinutes-swift.type.property``).
     public var contactMinutes: Int
     /// The attenuation buckets' edges, in dB.
     public var attenuationEdges: [Double]
