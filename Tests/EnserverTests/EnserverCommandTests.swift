@@ -25,6 +25,24 @@ struct EnserverCommandTests {
         ]
     }
 
+    /// Publishes `count` keys at `startDate` (01:00) through Google's publish API into the store file
+    /// `keys.sqlite` in `directory`, which the command then opens; the store is closed on return.
+    func publish(count: Int, into directory: TemporaryDirectory) async throws {
+        let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
+        let handler = ENPublishHandler(
+            storage: store,
+            configuration: ENPublishConfiguration(
+                authorizedApps: [
+                    ENPublishAuthorizedApp(
+                        healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
+                ],
+                revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+            clock: { startDate })
+        let reply = await handler.handle(
+            contentType: "application/json", body: Data(publishBody(count: count).utf8))
+        #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self).prefix(300))")
+    }
+
     func expectFailure(_ arguments: [String], mentioning text: String) async {
         do {
             try await run(arguments)
@@ -43,20 +61,7 @@ struct EnserverCommandTests {
         defer { directory.cleanUp() }
         let signingKey = try P256SigningKey()
         // Keys published at 01:00 into the store file the command then opens.
-        do {
-            let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
-            let handler = ENPublishHandler(
-                storage: store,
-                configuration: ENPublishConfiguration(
-                    authorizedApps: [
-                        ENPublishAuthorizedApp(
-                            healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
-                    ],
-                    revisionTokenKeys: try ENRevisionTokenKeys.generate()),
-                clock: { startDate })
-            let reply = await handler.handle(contentType: "application/json", body: Data(publishBody(count: 7).utf8))
-            #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self).prefix(300))")
-        }
+        try await publish(count: 7, into: directory)
         let exports = directory.path("exports")
         let arguments =
             ["export"] + (try baseOptions(directory, signingKey: signingKey)) + [
@@ -85,20 +90,7 @@ struct EnserverCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let (current, previous, retired) = (try P256SigningKey(), try P256SigningKey(), try P256SigningKey())
-        do {
-            let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
-            let handler = ENPublishHandler(
-                storage: store,
-                configuration: ENPublishConfiguration(
-                    authorizedApps: [
-                        ENPublishAuthorizedApp(
-                            healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
-                    ],
-                    revisionTokenKeys: try ENRevisionTokenKeys.generate()),
-                clock: { startDate })
-            let reply = await handler.handle(contentType: "application/json", body: Data(publishBody(count: 3).utf8))
-            #expect(reply.status == 200)
-        }
+        try await publish(count: 3, into: directory)
         for (name, key) in [("previous", previous), ("retired", retired)] {
             try writeSecret(key.pemRepresentation, toFile: directory.path("\(name).pem"))
         }
@@ -146,18 +138,7 @@ struct EnserverCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let signingKey = try P256SigningKey()
-        let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
-        let handler = ENPublishHandler(
-            storage: store,
-            configuration: ENPublishConfiguration(
-                authorizedApps: [
-                    ENPublishAuthorizedApp(
-                        healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
-                ],
-                revisionTokenKeys: try ENRevisionTokenKeys.generate()),
-            clock: { startDate })
-        let reply = await handler.handle(contentType: "application/json", body: Data(publishBody(count: 5).utf8))
-        #expect(reply.status == 200)
+        try await publish(count: 5, into: directory)
         let exports = directory.path("exports")
         try await run(
             ["export"] + (try baseOptions(directory, signingKey: signingKey)) + [
