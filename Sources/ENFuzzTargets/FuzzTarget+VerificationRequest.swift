@@ -2,7 +2,6 @@ internal import ENCore
 internal import ENCrypto
 internal import ENVerificationServer
 internal import Foundation
-internal import Synchronization
 
 extension FuzzTarget {
     /// The verification server's fuzzing clock: 2020-08-01 12:00 UTC (the seeds' dates are the days before).
@@ -230,7 +229,7 @@ final class FuzzTaskExecutor: TaskExecutor {
 
 /// The value of a task a synchronous caller waits for.
 final class BlockingResult<Value: Sendable>: Sendable {
-    private let value = Mutex<Value?>(nil)
+    private let value = Locked<Value?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     /// Sets the value and wakes the caller.

@@ -3,13 +3,12 @@ import ENCrypto
 import ENKeyServer
 import ENVerificationServer
 import Foundation
-import Synchronization
 
 /// A clock the tests move by hand.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
-    init(_ start: Date) { current = Mutex(start) }
+    init(_ start: Date) { current = Locked(start) }
 
     var now: Date { current.withLock { $0 } }
 

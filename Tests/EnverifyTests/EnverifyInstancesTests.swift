@@ -2,7 +2,6 @@ import ENCore
 import ENTestSupport
 import ENVerificationServer
 import Foundation
-import Synchronization
 import Testing
 
 /// `enverify serve` as a deployment runs it: two instances on one database, and an instance killed with SIGKILL in
@@ -171,10 +170,10 @@ struct EnverifyInstancesTests {
 
     /// The traffic's shared state: the codes still to send and what was seen.
     final class TrafficLog: Sendable {
-        let queue: Mutex<ArraySlice<String>>
-        let seen = Mutex(Traffic())
+        let queue: Locked<ArraySlice<String>>
+        let seen = Locked(Traffic())
 
-        init(_ codes: [String]) { queue = Mutex(codes[...]) }
+        init(_ codes: [String]) { queue = Locked(codes[...]) }
     }
 
     @Test(
