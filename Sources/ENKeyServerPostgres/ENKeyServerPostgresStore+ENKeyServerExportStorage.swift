@@ -106,16 +106,18 @@
                 let until = lease.keysUntil
                 var keys: [ENTemporaryExposureKey] = []
                 var latest: Date?
+                var origins: [Data: ENKeyServerKeyOrigin] = [:]
                 for try await row in try await connection.query(
                     """
                     SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
-                        days_since_onset, variant, received_at
+                        days_since_onset, variant, received_at, regions, traveler
                     FROM key_server_keys
                     WHERE batch_index IS NULL AND NOT is_padding AND received_at < \(until)
                         AND (\(from)::timestamptz IS NULL OR received_at >= \(from))
                     ORDER BY id
                     """, logger: logger
-                ).decode((Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date).self) {
+                ).decode((Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, [String], Bool).self) {
+                    if !row.8.isEmpty { origins[row.0] = ENKeyServerKeyOrigin(regions: row.8, traveler: row.9) }
                     keys.append(
                         try PostgresKeyRow(
                             keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
@@ -127,12 +129,13 @@
                 for try await row in try await connection.query(
                     """
                     SELECT key_data, rolling_start, rolling_period, transmission_risk_level, revised_report_type,
-                        revised_days_since_onset, variant
+                        revised_days_since_onset, variant, regions, traveler
                     FROM key_server_keys
                     WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < \(until) AND (\(from)::timestamptz IS NULL OR revised_at >= \(from))
                     ORDER BY revised_at, id
                     """, logger: logger
-                ).decode((Data, Int64, Int64, Int64, Int64, Int64?, Int64).self) {
+                ).decode((Data, Int64, Int64, Int64, Int64, Int64?, Int64, [String], Bool).self) {
+                    if !row.7.isEmpty { origins[row.0] = ENKeyServerKeyOrigin(regions: row.7, traveler: row.8) }
                     revised.append(
                         try PostgresKeyRow(
                             keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
@@ -140,7 +143,7 @@
                         ).key())
                 }
                 return ENKeyServerExportContents(
-                    keys: keys, revisedKeys: revised, latestArrival: latest, lastKeyRow: lastRow)
+                    keys: keys, revisedKeys: revised, latestArrival: latest, lastKeyRow: lastRow, origins: origins)
             }
         }
 

@@ -20,18 +20,19 @@
                     """
                     SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
                         days_since_onset, variant, received_at, revised_report_type, revised_days_since_onset,
-                        revised_at
+                        revised_at, regions, traveler
                     FROM key_server_keys WHERE key_data = ANY(\(unique.map { ByteBuffer(bytes: $0) }))
                     """, logger: logger)
                 var found: [Data: ENStoredDiagnosisKey] = [:]
                 for try await row in rows.decode(
-                    (Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?).self)
+                    (Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?, [String], Bool).self)
                 {
                     let key = try PostgresKeyRow(
                         keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
                         reportType: row.4, daysSinceOnset: row.5, variant: row.6
                     ).key()
-                    var stored = ENStoredDiagnosisKey(key: key, exportableAt: row.7)
+                    var stored = ENStoredDiagnosisKey(
+                        key: key, exportableAt: row.7, origin: ENKeyServerKeyOrigin(regions: row.11, traveler: row.12))
                     if let revisedAt = row.10, let type = row.8 {
                         stored.revision = ENKeyServerRevision(
                             keyData: row.0,
@@ -70,7 +71,7 @@
                 var inserted = Set<Data>()
                 let sorted = insertions.sorted(by: { $0.key.keyData.lexicographicallyPrecedes($1.key.keyData) })
                 for start in stride(from: 0, to: sorted.count, by: 500) {
-                    var bindings = PostgresBindings(capacity: 8 * min(500, sorted.count - start))
+                    var bindings = PostgresBindings(capacity: 10 * min(500, sorted.count - start))
                     var values: [String] = []
                     for insertion in sorted[start..<min(start + 500, sorted.count)] {
                         let row = PostgresKeyRow(insertion.key)
@@ -83,13 +84,16 @@
                         bindings.append(row.daysSinceOnset)
                         bindings.append(row.variant)
                         bindings.append(insertion.exportableAt)
-                        values.append("(" + (first..<first + 8).map { "$\($0)" }.joined(separator: ", ") + ")")
+                        bindings.append(insertion.origin.regions)
+                        bindings.append(insertion.origin.traveler)
+                        values.append("(" + (first..<first + 10).map { "$\($0)" }.joined(separator: ", ") + ")")
                     }
                     let rows = try await connection.query(
                         PostgresQuery(
                             unsafeSQL: """
                                 INSERT INTO key_server_keys (key_data, rolling_start, rolling_period,
-                                    transmission_risk_level, report_type, days_since_onset, variant, received_at)
+                                    transmission_risk_level, report_type, days_since_onset, variant, received_at,
+                                    regions, traveler)
                                 VALUES \(values.joined(separator: ", "))
                                 ON CONFLICT (key_data) DO NOTHING
                                 RETURNING key_data
@@ -107,7 +111,9 @@
                         """
                         UPDATE key_server_keys SET revised_report_type = \(Int64(revision.reportType.rawValue)),
                             revised_days_since_onset = \(onset), revised_at = \(revision.revisedAt),
-                            revised_batch_index = NULL
+                            revised_batch_index = NULL,
+                            regions = CASE WHEN cardinality(\(revision.regions)::text[]) = 0 THEN regions
+                                ELSE \(revision.regions)::text[] END
                         WHERE id = (SELECT MIN(id) FROM key_server_keys WHERE key_data = \(revision.keyData))
                             AND revised_at IS NULL
                         RETURNING id

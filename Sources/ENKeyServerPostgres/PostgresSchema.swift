@@ -78,7 +78,16 @@
                     "CREATE INDEX key_server_files_by_start ON key_server_files (start_timestamp)",
                     "CREATE INDEX key_server_files_by_end ON key_server_files (end_timestamp)",
                 ]
-            )
+            ),
+            // Each key's origin, as Google's `Exposure` has it: its regions, upper-cased (empty for a key stored
+            // before this version, which counts as published for the output region), and the traveller flag.
+            (
+                "key-server-pg-v2",
+                [
+                    "ALTER TABLE key_server_keys ADD COLUMN regions TEXT[] NOT NULL DEFAULT '{}'",
+                    "ALTER TABLE key_server_keys ADD COLUMN traveler BOOLEAN NOT NULL DEFAULT false",
+                ]
+            ),
         ]
 
         /// The schema as ``PostgresMigrations`` applies it, recorded in `key_server_schema_migrations`.

@@ -206,14 +206,17 @@ extension ENKeyServerSQLiteStore {
                     WHERE batch_index IS NULL AND is_padding = 0 AND \(window.condition("received_at"))
                     """,
                 arguments: window.arguments)
-            let revised = try KeyServerTables.revisedKeys(
-                db,
-                where: """
-                    revised_at IS NOT NULL AND revised_batch_index IS NULL AND \(window.condition("revised_at"))
-                    """,
+            let revisedCondition =
+                "revised_at IS NOT NULL AND revised_batch_index IS NULL AND \(window.condition("revised_at"))"
+            let revised = try KeyServerTables.revisedKeys(db, where: revisedCondition, window.arguments)
+            var origins = try KeyServerTables.origins(
+                db, where: "batch_index IS NULL AND is_padding = 0 AND \(window.condition("received_at"))",
                 window.arguments)
+            origins.merge(
+                try KeyServerTables.origins(db, where: revisedCondition, window.arguments), uniquingKeysWith: { $1 })
             return ENKeyServerExportContents(
-                keys: keys, revisedKeys: revised, latestArrival: latest.map(SQLiteCodec.date), lastKeyRow: lastRow)
+                keys: keys, revisedKeys: revised, latestArrival: latest.map(SQLiteCodec.date), lastKeyRow: lastRow,
+                origins: origins)
         }
     }
 

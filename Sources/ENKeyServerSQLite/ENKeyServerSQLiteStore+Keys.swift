@@ -105,4 +105,28 @@ enum KeyServerTables {
                     """,
                 arguments: arguments))
     }
+
+    /// The origins of the keys matching `condition` that have regions, by key data (a key stored before origins
+    /// were has none, and counts as published for the output region).
+    static func origins(
+        _ db: Database, where condition: String, _ arguments: StatementArguments
+    ) throws -> [Data: ENKeyServerKeyOrigin] {
+        var origins: [Data: ENKeyServerKeyOrigin] = [:]
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT key_data, regions, traveler FROM key_server_keys WHERE regions != '' AND (\(condition))",
+            arguments: arguments)
+        while let row = try rows.next() {
+            origins[try row.stored("key_data")] = origin(try row.stored("regions"), try row.stored("traveler"))
+        }
+        return origins
+    }
+
+    /// An origin from its columns.
+    static func origin(_ regions: String, _ traveler: Int64) -> ENKeyServerKeyOrigin {
+        ENKeyServerKeyOrigin(
+            regions: regions.split(separator: ",").map(String.init), traveler: traveler != 0)
+    }
+
+    /// The `regions` column of `regions`.
+    static func column(_ regions: [String]) -> String { regions.joined(separator: ",") }
 }

@@ -12,7 +12,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
             let find = try db.cachedStatement(
                 sql: """
                     SELECT \(SQLiteCodec.keyColumns), received_at, revised_report_type, revised_days_since_onset,
-                        revised_at
+                        revised_at, regions, traveler
                     FROM key_server_keys WHERE key_data = ?
                     """)
             var seen = Set<Data>()
@@ -20,7 +20,8 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
             for data in keyData where seen.insert(data).inserted {
                 guard let row = try Row.fetchOne(find, arguments: [data]) else { continue }
                 var stored = ENStoredDiagnosisKey(
-                    key: try SQLiteCodec.key(from: row), exportableAt: SQLiteCodec.date(try row.stored("received_at")))
+                    key: try SQLiteCodec.key(from: row), exportableAt: SQLiteCodec.date(try row.stored("received_at")),
+                    origin: KeyServerTables.origin(try row.stored("regions"), try row.stored("traveler")))
                 if let revisedAt = (try row.stored("revised_at", as: Double?.self)),
                     let type = (try row.stored("revised_report_type", as: Int64?.self))
                 {
@@ -48,20 +49,24 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
         try await write { db in
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO key_server_keys (\(SQLiteCodec.keyColumns), received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO key_server_keys (\(SQLiteCodec.keyColumns), received_at, regions, traveler)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (key_data) DO NOTHING
                     """)
             var inserted: [Data] = []
             for insertion in insertions {
                 var arguments = SQLiteCodec.keyArguments(insertion.key)
-                arguments += [SQLiteCodec.column(insertion.exportableAt)]
+                arguments += [
+                    SQLiteCodec.column(insertion.exportableAt), KeyServerTables.column(insertion.origin.regions),
+                    insertion.origin.traveler,
+                ]
                 try insert.execute(arguments: arguments)
                 if db.changesCount == 1 { inserted.append(insertion.key.keyData) }
             }
             let revise = try db.cachedStatement(
                 sql: """
                     UPDATE key_server_keys SET revised_report_type = ?, revised_days_since_onset = ?, revised_at = ?,
-                        revised_batch_index = NULL
+                        revised_batch_index = NULL, regions = CASE WHEN ? = '' THEN regions ELSE ? END
                     WHERE key_data = ? AND revised_at IS NULL
                     """)
             for (index, revision) in revisions.enumerated() {
@@ -70,6 +75,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
                     ? nil : Int64(revision.daysSinceOnsetOfSymptoms)
                 try revise.execute(arguments: [
                     Int64(revision.reportType.rawValue), onset, SQLiteCodec.column(revision.revisedAt),
+                    KeyServerTables.column(revision.regions), KeyServerTables.column(revision.regions),
                     revision.keyData,
                 ])
                 guard db.changesCount == 1 else {

@@ -10,7 +10,8 @@ internal import GRDB
 package enum KeyServerSchema {
     /// The schema, with every migration.
     package static let schema = SQLiteSchema(
-        kind: "ENKeyServerSQLiteStore", signatureTable: "key_server_keys", migrations: [("key-server-v1", migrateV1)])
+        kind: "ENKeyServerSQLiteStore", signatureTable: "key_server_keys",
+        migrations: [("key-server-v1", migrateV1), ("key-server-v2", migrateV2)])
 
     /// Schema key-server-v1.
     ///
@@ -72,6 +73,19 @@ package enum KeyServerSchema {
                     data BLOB NOT NULL
                 );
                 CREATE INDEX key_server_files_by_end ON key_server_files(end_timestamp);
+                """)
+    }
+
+    /// Schema key-server-v2: each key's origin, as Google's `Exposure` has it.
+    ///
+    /// - `key_server_keys.regions`: the key's regions, upper-cased, joined with `,` (a region has no comma); empty
+    ///   for a key stored before this version, which counts as published for the output region.
+    /// - `key_server_keys.traveler`: 1 when the publish request said the user travelled.
+    static func migrateV2(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE key_server_keys ADD COLUMN regions TEXT NOT NULL DEFAULT '';
+                ALTER TABLE key_server_keys ADD COLUMN traveler INTEGER NOT NULL DEFAULT 0;
                 """)
     }
 }

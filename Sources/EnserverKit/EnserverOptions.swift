@@ -41,6 +41,25 @@ struct EnserverOptions: ParsableArguments {
     @Option(help: "The region written into every export file.")
     var region: String
 
+    @Option(
+        help: """
+            A region the health authority's keys are stored with (Google's allowed regions; repeat for several; \
+            default: --region).
+            """)
+    var healthAuthorityRegion: [String] = []
+
+    @Option(help: "A region whose keys the files carry (repeat for several; default: --region).")
+    var inputRegion: [String] = []
+
+    @Option(help: "A region whose keys the files never carry, a traveller's neither (repeat for several).")
+    var excludeRegion: [String] = []
+
+    @Flag(help: "The files also carry the keys of every traveller, whatever their regions.")
+    var includeTravelers = false
+
+    @Flag(help: "The files carry only the keys of users who did not travel.")
+    var onlyNonTravelers = false
+
     @Option(help: "The PEM file of the P-256 private key that signs the export files (owner-only; may be encrypted).")
     var signingKey: String
 
@@ -147,10 +166,25 @@ struct EnserverOptions: ParsableArguments {
                 throw EnserverFailure("--exposure-configuration \(exposureConfiguration): \(error)")
             }
         }
+        for (option, regions) in [
+            ("--region", [region]), ("--health-authority-region", healthAuthorityRegion),
+            ("--input-region", inputRegion), ("--exclude-region", excludeRegion),
+        ] {
+            for value in regions {
+                do {
+                    try ENKeyServerKeyOrigin.validate(region: value)
+                } catch {
+                    throw EnserverFailure("\(option): \(error.reason)")
+                }
+            }
+        }
         let configuration = ENKeyServerConfiguration(
             region: region, signers: signers, maximumKeysPerFile: maxKeysPerFile, exposureConfiguration: exposure,
             exportPeriod: period, exportDirectory: exportDir.map { URL(fileURLWithPath: $0, isDirectory: true) },
-            exportRoot: exportRoot)
+            exportRoot: exportRoot,
+            selection: ENExportSelection(
+                inputRegions: inputRegion, excludedRegions: excludeRegion, includesTravelers: includeTravelers,
+                onlyNonTravelers: onlyNonTravelers))
         do {
             try configuration.validateExportSettings()
         } catch {
@@ -158,9 +192,10 @@ struct EnserverOptions: ParsableArguments {
         }
         let publish = ENPublishConfiguration(
             authorizedApps: [
-                ENPublishAuthorizedApp(healthAuthorityID: healthAuthorityID, verifier: try makeVerifier())
+                ENPublishAuthorizedApp(
+                    healthAuthorityID: healthAuthorityID, verifier: try makeVerifier(), regions: healthAuthorityRegion)
             ],
-            revisionTokenKeys: try makeRevisionTokenKeys(required: requiresRevisionTokenKeys))
+            revisionTokenKeys: try makeRevisionTokenKeys(required: requiresRevisionTokenKeys), defaultRegion: region)
         return (configuration, publish)
     }
 

@@ -46,7 +46,7 @@ struct PublishTest {
                     bypassesCertificateVerification: bypassesCertificateVerification,
                     bypassesRevisionToken: bypassesRevisionToken)
             ],
-            revisionTokenKeys: tokenKeys)
+            revisionTokenKeys: tokenKeys, defaultRegion: "310")
         configure(&configuration)
         handler = ENPublishHandler(storage: store, configuration: configuration, clock: { clock.now })
     }

@@ -24,7 +24,8 @@ struct SimulationHealthAuthorityTests {
     static func handler(_ authority: SimulationHealthAuthority) throws -> (ENPublishHandler, ENKeyServerSQLiteStore) {
         let store = try ENKeyServerSQLiteStore(clock: { now })
         let configuration = ENPublishConfiguration(
-            authorizedApps: authority.authorizedApps, revisionTokenKeys: authority.revisionTokenKeys)
+            authorizedApps: authority.authorizedApps, revisionTokenKeys: authority.revisionTokenKeys,
+            defaultRegion: "US")
         return (ENPublishHandler(storage: store, configuration: configuration, clock: { now }), store)
     }
 

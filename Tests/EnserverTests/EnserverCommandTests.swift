@@ -27,19 +27,23 @@ struct EnserverCommandTests {
 
     /// Publishes `count` keys at `startDate` (01:00) through Google's publish API into the store file
     /// `keys.sqlite` in `directory`, which the command then opens; the store is closed on return.
-    func publish(count: Int, into directory: TemporaryDirectory) async throws {
+    func publish(
+        count: Int, into directory: TemporaryDirectory, regions: [String] = [], traveler: Bool = false
+    ) async throws {
         let store = try ENKeyServerSQLiteStore(path: directory.path("keys.sqlite"), clock: { startDate })
         let handler = ENPublishHandler(
             storage: store,
             configuration: ENPublishConfiguration(
                 authorizedApps: [
                     ENPublishAuthorizedApp(
-                        healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
+                        healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier(),
+                        regions: regions)
                 ],
-                revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+                revisionTokenKeys: try ENRevisionTokenKeys.generate(), defaultRegion: "US"),
             clock: { startDate })
-        let reply = await handler.handle(
-            contentType: "application/json", body: Data(publishBody(count: count).utf8))
+        var body = publishBody(count: count)
+        if traveler { body = "{\"traveler\": true, " + body.dropFirst() }
+        let reply = await handler.handle(contentType: "application/json", body: Data(body.utf8))
         #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self).prefix(300))")
     }
 
@@ -173,6 +177,42 @@ struct EnserverCommandTests {
             #expect(decoded.output.contains("3: \"US\"") && decoded.output.contains("4: 1\n5: 1\n"))
             #expect(decoded.output.components(separatedBy: "7 {").count - 1 >= 5)
         }
+    }
+
+    @Test("--input-region, --exclude-region, --include-travelers, --only-non-travelers select the files' keys")
+    func regionOptions() async throws {
+        let cases: [([String], Bool)] = [
+            ([], false), (["--include-travelers"], true), (["--input-region", "ca"], true),
+            (["--input-region", "CA", "--only-non-travelers"], false),
+            (["--include-travelers", "--exclude-region", "MX", "--exclude-region", "CA"], false),
+        ]
+        for (options, exported) in cases {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            // A traveller's keys, published by an app of CA and MX.
+            try await publish(count: 7, into: directory, regions: ["CA", "MX"], traveler: true)
+            let exports = directory.path("exports")
+            try await run(
+                ["export"] + (try baseOptions(directory, signingKey: try P256SigningKey())) + options + [
+                    "--export-dir", exports, "--export-period", "4h", "--now", "2026-05-09T06:00:00Z",
+                ])
+            let names = try String(contentsOfFile: exports + "/index.txt", encoding: .utf8)
+                .split(separator: "\n").map(String.init)
+            // The published keys among the files' (which Google's padding fills up with random ones).
+            var found = Set<Data>()
+            for name in names {
+                let export = try ENExportArchive(contentsOf: URL(fileURLWithPath: exports + "/" + name)).keyExport()
+                found.formUnion(export.keys.map(\.keyData))
+            }
+            #expect(found.intersection((1...7).map(TestKeys.keyData)).count == (exported ? 7 : 0), "\(options)")
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let base = try baseOptions(directory, signingKey: try P256SigningKey())
+        await expectFailure(["export"] + base + ["--exclude-region", "E U"], mentioning: "--exclude-region: region")
+        await expectFailure(["export"] + base + ["--input-region", ""], mentioning: "--input-region: region")
+        await expectFailure(
+            ["export"] + base + ["--health-authority-region", "A,B"], mentioning: "--health-authority-region: region")
     }
 
     @Test("bad options: a clear message and exit status 2, before anything is served or written")

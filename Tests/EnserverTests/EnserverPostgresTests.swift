@@ -98,7 +98,7 @@
                                         healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier()
                                     )
                                 ],
-                                revisionTokenKeys: tokenKeys),
+                                revisionTokenKeys: tokenKeys, defaultRegion: "US"),
                             clock: { clock.now }),
                         logger: quiet)
                 }

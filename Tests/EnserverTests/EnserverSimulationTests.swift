@@ -35,7 +35,7 @@ struct TestClockServer {
                 authorizedApps: [
                     ENPublishAuthorizedApp(healthAuthorityID: "sim", verifier: ENAcceptAllCertificateVerifier())
                 ],
-                revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+                revisionTokenKeys: try ENRevisionTokenKeys.generate(), defaultRegion: "US"),
             clock: { clock.now })
         http = KeyServerHTTP(exporter: exporter, publish: publish, testClock: clock)
     }

@@ -56,7 +56,7 @@ struct ServerUnderTest {
                     ENPublishAuthorizedApp(
                         healthAuthorityID: "com.example.app", verifier: ENAcceptAllCertificateVerifier())
                 ],
-                revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+                revisionTokenKeys: try ENRevisionTokenKeys.generate(), defaultRegion: "US"),
             clock: { clock.now })
         // The index read on every request: the tests move the clock and export outside the routes.
         http = KeyServerHTTP(

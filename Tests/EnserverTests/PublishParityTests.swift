@@ -58,7 +58,7 @@ struct PublishParityTests {
                 authorizedApps: [
                     ENPublishAuthorizedApp(healthAuthorityID: "com.example.app", verifier: PayloadVerifier())
                 ],
-                revisionTokenKeys: try ENRevisionTokenKeys.generate()),
+                revisionTokenKeys: try ENRevisionTokenKeys.generate(), defaultRegion: "US"),
             clock: { clock.now })
         let exporter = ENKeyServerExporter(storage: remote, configuration: configuration, clock: { clock.now })
         try await KeyServerHTTP(exporter: exporter, publish: handler).withRoutes { client in

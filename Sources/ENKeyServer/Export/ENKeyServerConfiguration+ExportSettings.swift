@@ -8,8 +8,15 @@ extension ENKeyServerConfiguration {
     /// - Throws: `ENError.Code.badParameter` naming the setting (`context.field`): an ``exportPeriod`` that is not
     ///   a whole number of seconds from 1 s to 24 h dividing 24 h (Google's rule), a negative or infinite
     ///   ``minimumWindowAge``, a ``exportLeaseDuration`` that is not positive, more than ten ``signers``,
-    ///   an ``exportRoot`` that is not a relative path without `.` or `..` components.
+    ///   an ``exportRoot`` that is not a relative path without `.` or `..` components, a ``region`` or a region of
+    ///   the ``selection`` that cannot name a region (`ENKeyServerKeyOrigin.validate(region:)`).
     public func validateExportSettings() throws(ENError) {
+        do {
+            try ENKeyServerKeyOrigin.validate(region: region)
+        } catch {
+            throw .badParameter(error.reason, context: .init(field: "region"))
+        }
+        try selection.validate()
         if let period = exportPeriod {
             guard period.isFinite, period >= 1, period <= 86_400, period.rounded() == period,
                 86_400 % Int(period) == 0

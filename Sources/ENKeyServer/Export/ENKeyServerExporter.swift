@@ -54,7 +54,8 @@ public struct ENKeyServerExporter: Sendable {
         while let lease = try await storage.claimExportBatch(configuration, owner: exporterID, at: clock()) {
             do throws(ENError) {
                 let contents = try await storage.exportBatchContents(lease)
-                let output = try configuration.signedFiles(lease, contents, at: clock())
+                let selected = configuration.selection.filter(contents, outputRegion: configuration.region)
+                let output = try configuration.signedFiles(lease, selected, at: clock())
                 published += try await storage.completeExportBatch(
                     lease, files: output.files, paddingKeys: output.paddingKeys, contents: contents, at: clock())
             } catch {

@@ -33,6 +33,10 @@ public struct ENPublishConfiguration: Sendable {
     public var responsePaddingRange: Int
     /// The largest request body, 64,000 bytes (Google's `maxBodyBytes`, not configurable there).
     public var maximumBodyBytes: Int
+    /// The region of the keys of an app without ``ENPublishAuthorizedApp/regions``, `DEFAULT_REGION`: none by
+    /// default. A request whose app has neither is answered 500 `health_authority_missing_region_config`, as
+    /// Google's server answers it: its keys could never be exported.
+    public var defaultRegion: String?
 
     /// Creates a configuration with Google's defaults. Without apps and revision-token keys it serves only a
     /// trusted in-process caller (``ENDiagnosisKeyServer``), which needs neither.
@@ -43,8 +47,9 @@ public struct ENPublishConfiguration: Sendable {
         truncateWindow: TimeInterval = 3600, releasesStillValidKeys: Bool = false, maximumSymptomOnsetDays: Int = 14,
         maximumSymptomOnsetReportDays: Int = 28, defaultSymptomOnsetDaysAgo: Int = 4,
         allowsPartialRevisions: Bool = false, responsePaddingMinimumBytes: Int = 1024,
-        responsePaddingRange: Int = 1024, maximumBodyBytes: Int = 64_000
+        responsePaddingRange: Int = 1024, maximumBodyBytes: Int = 64_000, defaultRegion: String? = nil
     ) {
+        self.defaultRegion = defaultRegion
         self.authorizedApps = authorizedApps
         self.revisionTokenKeys = revisionTokenKeys
         self.maximumKeys = maximumKeys

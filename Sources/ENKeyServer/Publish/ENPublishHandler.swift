@@ -120,6 +120,16 @@ public struct ENPublishHandler: Sendable {
                     code: .unknownHealthAuthorityID)
             )
         }
+        // The keys' regions: the app's, else the server's default (Google's publish.go, before the certificate).
+        let regions = app.regions.isEmpty ? configuration.defaultRegion.map { [$0] } ?? [] : app.regions
+        guard !regions.isEmpty else {
+            return (
+                500,
+                ENPublishResponse(
+                    error: "unknown health authority regions for \(request.healthAuthorityID)",
+                    code: .healthAuthorityMissingRegionConfiguration)
+            )
+        }
         var claims: ENVerifiedClaims?
         do {
             claims = try await app.verifier.verify(request, at: now)
@@ -145,7 +155,10 @@ public struct ENPublishHandler: Sendable {
             }
         }
 
-        let transform = PublishTransform(request, claims: claims, at: now, configuration: configuration)
+        let transform = PublishTransform(
+            request, claims: claims, origin: ENKeyServerKeyOrigin(regions: regions, traveler: request.traveler),
+            at: now,
+            configuration: configuration)
         if let error = transform.error, transform.exposures.isEmpty {
             return (
                 400,

@@ -83,7 +83,8 @@ enum PublishRevision {
                 outcome.tokenKeys.append(tokenKey(sent.key))
                 // A negative report of a key never published says nothing: it is not stored.
                 if sent.key.diagnosisReportType != .revoked {
-                    insertions.append(ENKeyServerInsertion(key: sent.key, exportableAt: sent.exportableAt))
+                    insertions.append(
+                        ENKeyServerInsertion(key: sent.key, exportableAt: sent.exportableAt, origin: sent.origin))
                 }
                 continue
             }
@@ -97,10 +98,12 @@ enum PublishRevision {
                 throw .invalidTransition(
                     from: googleName(stored.key.diagnosisReportType), to: googleName(newType))
             }
+            var origin = stored.origin
+            origin.add(sent.origin.regions)
             revisions.append(
                 ENKeyServerRevision(
                     keyData: data, reportType: newType, daysSinceOnsetOfSymptoms: sent.key.daysSinceOnsetOfSymptoms,
-                    revisedAt: sent.exportableAt))
+                    revisedAt: sent.exportableAt, regions: origin.regions))
             outcome.tokenKeys.append(tokenKey(stored.key))
         }
         guard !insertions.isEmpty || !revisions.isEmpty else { return outcome }

@@ -5,6 +5,7 @@ internal import Foundation
 struct PublishExposure {
     var key: ENTemporaryExposureKey
     var exportableAt: Date
+    var origin: ENKeyServerKeyOrigin
 }
 
 /// Google's `TransformPublish` (`internal/publish/model/exposure_model.go`): the publish rules, applied to a
@@ -21,12 +22,13 @@ struct PublishTransform {
     ///
     /// - Parameters:
     ///   - claims: what the request's verified certificate says (report type, symptom onset); `nil` without one.
+    ///   - origin: the regions and traveller flag every key is stored with.
     ///   - trustedKeys: for a trusted in-process caller, which has no certificate: the request's keys as the caller
     ///     gave them, one per request key. Each key's report type is its claim, and its days since onset, when
     ///     known, replace the ones computed from the symptom onset. Every other rule applies unchanged.
     init(
         _ request: ENPublishRequest, claims: ENVerifiedClaims?, trustedKeys: [ENTemporaryExposureKey]? = nil,
-        at now: Date, configuration: ENPublishConfiguration
+        origin: ENKeyServerKeyOrigin, at now: Date, configuration: ENPublishConfiguration
     ) {
         let keys = request.temporaryExposureKeys
         guard !keys.isEmpty else {
@@ -117,7 +119,8 @@ struct PublishTransform {
                 keyData: keyData, rollingStartNumber: ENIntervalNumber(start), rollingPeriod: ENIntervalNumber(period),
                 transmissionRiskLevel: UInt8(transmissionRisk), diagnosisReportType: reportType,
                 daysSinceOnsetOfSymptoms: daysSinceOnset)
-            exposures.append(PublishExposure(key: key, exportableAt: Date(timeIntervalSince1970: createdAt)))
+            exposures.append(
+                PublishExposure(key: key, exportableAt: Date(timeIntervalSince1970: createdAt), origin: origin))
         }
         if !failures.isEmpty { error = Self.multiError(failures) }
         guard !exposures.isEmpty else { return }

@@ -70,12 +70,16 @@ public struct ENDiagnosisKeyServer: Sendable {
     ///   - keys: the keys, with their report type and (when known) days since onset.
     ///   - symptomOnsetInterval: the interval of symptom onset (0 for none), from which the days since onset of
     ///     keys without them are computed, as Google computes them.
+    ///   - regions: the regions the keys are stored with; empty (the default) for the rules'
+    ///     ``ENPublishConfiguration/defaultRegion``, else the configuration's ``ENKeyServerConfiguration/region``.
+    ///   - traveler: whether the user travelled (the publish API's `traveler`).
     /// - Throws: `ENError.Code.badParameter` when the rules refuse the whole post (no valid key, too many keys,
     ///   overlapping keys, too many keys with one start), or a revision breaks a rule (a key revised twice, a
     ///   transition Google refuses); nothing is stored then. Database errors.
     @discardableResult
     public func postDiagnosisKeys(
-        _ keys: [ENTemporaryExposureKey], symptomOnsetInterval: UInt32 = 0
+        _ keys: [ENTemporaryExposureKey], symptomOnsetInterval: UInt32 = 0, regions: [String] = [],
+        traveler: Bool = false
     ) async throws(ENError) -> ENKeyServerPostResult {
         let request = ENPublishRequest(
             temporaryExposureKeys: keys.map {
@@ -83,8 +87,11 @@ public struct ENDiagnosisKeyServer: Sendable {
                     key: $0.keyData.base64EncodedString(), rollingStartNumber: Int32(clamping: $0.rollingStartNumber),
                     rollingPeriod: Int32(clamping: $0.rollingPeriod), transmissionRisk: Int($0.transmissionRiskLevel))
             },
-            symptomOnsetInterval: Int32(clamping: symptomOnsetInterval))
-        let transform = PublishTransform(request, claims: nil, trustedKeys: keys, at: clock(), configuration: rules)
+            symptomOnsetInterval: Int32(clamping: symptomOnsetInterval), traveler: traveler)
+        let origin = ENKeyServerKeyOrigin(
+            regions: regions.isEmpty ? [rules.defaultRegion ?? configuration.region] : regions, traveler: traveler)
+        let transform = PublishTransform(
+            request, claims: nil, trustedKeys: keys, origin: origin, at: clock(), configuration: rules)
         if let error = transform.error, transform.exposures.isEmpty {
             throw .badParameter("the publish rules refuse the keys: \(error)", context: .init(section: "posted keys"))
         }

@@ -39,6 +39,9 @@ public struct ENKeyServerConfiguration: Sendable {
     /// How long an exporter holds a batch it claimed, in seconds; a batch whose exporter crashed is redone after
     /// it. Default 15 minutes.
     public var exportLeaseDuration: TimeInterval
+    /// Which stored keys the files carry, by their regions and traveller flag; by default the keys published for
+    /// ``region``.
+    public var selection: ENExportSelection
 
     /// Creates a configuration.
     public init(
@@ -47,7 +50,7 @@ public struct ENKeyServerConfiguration: Sendable {
         exposureConfiguration: ENExposureConfiguration = ENExposureConfiguration(),
         exportPeriod: TimeInterval? = nil, minimumWindowAge: TimeInterval = 2 * 3600,
         padding: ENExportPadding? = .googleServer, exportDirectory: URL? = nil, exportRoot: String = "",
-        exportLeaseDuration: TimeInterval = 15 * 60
+        exportLeaseDuration: TimeInterval = 15 * 60, selection: ENExportSelection = ENExportSelection()
     ) {
         self.region = region
         self.signers = signers
@@ -60,6 +63,7 @@ public struct ENKeyServerConfiguration: Sendable {
         self.exportDirectory = exportDirectory
         self.exportRoot = exportRoot
         self.exportLeaseDuration = exportLeaseDuration
+        self.selection = selection
     }
 
     /// The signers of a file exported at `date`: those active then, in the configuration's order.

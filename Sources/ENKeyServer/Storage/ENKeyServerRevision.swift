@@ -11,12 +11,19 @@ public struct ENKeyServerRevision: Hashable, Sendable {
     public var daysSinceOnsetOfSymptoms: Int
     /// The time from which the revision may be exported (the revising request's `created_at`).
     public var revisedAt: Date
+    /// The key's regions after the revision: its stored regions and the revising request's (Google's
+    /// `AddMissingRegions`); empty to leave the stored regions as they are.
+    public var regions: [String]
 
     /// Creates a revision.
-    public init(keyData: Data, reportType: ENDiagnosisReportType, daysSinceOnsetOfSymptoms: Int, revisedAt: Date) {
+    public init(
+        keyData: Data, reportType: ENDiagnosisReportType, daysSinceOnsetOfSymptoms: Int, revisedAt: Date,
+        regions: [String] = []
+    ) {
         self.keyData = keyData
         self.reportType = reportType
         self.daysSinceOnsetOfSymptoms = daysSinceOnsetOfSymptoms
         self.revisedAt = revisedAt
+        self.regions = regions
     }
 }

@@ -10,11 +10,17 @@ public struct ENStoredDiagnosisKey: Hashable, Sendable {
     public var exportableAt: Date
     /// The key's revision, `nil` when it was not revised.
     public var revision: ENKeyServerRevision?
+    /// The key's regions (with those its revision added) and traveller flag.
+    public var origin: ENKeyServerKeyOrigin
 
     /// Creates a stored key.
-    public init(key: ENTemporaryExposureKey, exportableAt: Date, revision: ENKeyServerRevision? = nil) {
+    public init(
+        key: ENTemporaryExposureKey, exportableAt: Date, revision: ENKeyServerRevision? = nil,
+        origin: ENKeyServerKeyOrigin = ENKeyServerKeyOrigin()
+    ) {
         self.key = key
         self.exportableAt = exportableAt
         self.revision = revision
+        self.origin = origin
     }
 }

@@ -10,12 +10,16 @@ public struct ENPublishAuthorizedApp: Sendable {
     public var bypassesCertificateVerification: Bool
     /// Whether stored keys may be sent again without a revision token (`BypassRevisionToken`).
     public var bypassesRevisionToken: Bool
+    /// The regions this app's keys are stored with (Google's `AllowedRegions`, upper-cased when stored); empty
+    /// (the default) for the configuration's ``ENPublishConfiguration/defaultRegion``.
+    public var regions: [String]
 
     /// Creates an authorized app.
     public init(
         healthAuthorityID: String, verifier: any ENPublishCertificateVerifier,
-        bypassesCertificateVerification: Bool = false, bypassesRevisionToken: Bool = false
+        bypassesCertificateVerification: Bool = false, bypassesRevisionToken: Bool = false, regions: [String] = []
     ) {
+        self.regions = regions
         self.healthAuthorityID = healthAuthorityID
         self.verifier = verifier
         self.bypassesCertificateVerification = bypassesCertificateVerification

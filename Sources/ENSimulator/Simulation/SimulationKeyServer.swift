@@ -43,6 +43,7 @@ struct InProcessKeyServer: SimulationKeyServer {
             return app
         }
         rules.revisionTokenKeys = authority.revisionTokenKeys
+        if rules.defaultRegion == nil { rules.defaultRegion = server.configuration.region }
         return ENPublishHandler(storage: server.storage, configuration: rules, clock: server.clock)
     }
 
