@@ -20,19 +20,24 @@
                     """
                     SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
                         days_since_onset, variant, received_at, revised_report_type, revised_days_since_onset,
-                        revised_at, regions, traveler
+                        revised_at, regions, traveler, import_name
                     FROM key_server_keys WHERE key_data = ANY(\(unique.map { ByteBuffer(bytes: $0) }))
                     """, logger: logger)
                 var found: [Data: ENStoredDiagnosisKey] = [:]
                 for try await row in rows.decode(
-                    (Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?, [String], Bool).self)
+                    (
+                        Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?, [String], Bool,
+                        String?
+                    )
+                    .self)
                 {
                     let key = try PostgresKeyRow(
                         keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
                         reportType: row.4, daysSinceOnset: row.5, variant: row.6
                     ).key()
                     var stored = ENStoredDiagnosisKey(
-                        key: key, exportableAt: row.7, origin: ENKeyServerKeyOrigin(regions: row.11, traveler: row.12))
+                        key: key, exportableAt: row.7,
+                        origin: ENKeyServerKeyOrigin(regions: row.11, traveler: row.12, importName: row.13))
                     if let revisedAt = row.10, let type = row.8 {
                         stored.revision = ENKeyServerRevision(
                             keyData: row.0,
@@ -67,11 +72,11 @@
                     "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.exportLock))", logger: logger)
                 // In key-data order, and revisions too: two publishes inserting overlapping keys wait for each other
                 // in one order instead of deadlocking.
-                // One statement per 500 keys (8 parameters a key, under PostgreSQL's 65,535), rows in key-data order.
+                // One statement per 500 keys (11 parameters a key, under PostgreSQL's 65,535), rows in key-data order.
                 var inserted = Set<Data>()
                 let sorted = insertions.sorted(by: { $0.key.keyData.lexicographicallyPrecedes($1.key.keyData) })
                 for start in stride(from: 0, to: sorted.count, by: 500) {
-                    var bindings = PostgresBindings(capacity: 10 * min(500, sorted.count - start))
+                    var bindings = PostgresBindings(capacity: 11 * min(500, sorted.count - start))
                     var values: [String] = []
                     for insertion in sorted[start..<min(start + 500, sorted.count)] {
                         let row = PostgresKeyRow(insertion.key)
@@ -86,14 +91,15 @@
                         bindings.append(insertion.exportableAt)
                         bindings.append(insertion.origin.regions)
                         bindings.append(insertion.origin.traveler)
-                        values.append("(" + (first..<first + 10).map { "$\($0)" }.joined(separator: ", ") + ")")
+                        bindings.append(insertion.origin.importName)
+                        values.append("(" + (first..<first + 11).map { "$\($0)" }.joined(separator: ", ") + ")")
                     }
                     let rows = try await connection.query(
                         PostgresQuery(
                             unsafeSQL: """
                                 INSERT INTO key_server_keys (key_data, rolling_start, rolling_period,
                                     transmission_risk_level, report_type, days_since_onset, variant, received_at,
-                                    regions, traveler)
+                                    regions, traveler, import_name)
                                 VALUES \(values.joined(separator: ", "))
                                 ON CONFLICT (key_data) DO NOTHING
                                 RETURNING key_data

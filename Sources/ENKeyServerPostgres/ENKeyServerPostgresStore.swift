@@ -69,7 +69,8 @@
         public func eraseAll() async throws(ENError) {
             try await transaction { connection, logger in
                 _ = try await connection.query(
-                    "TRUNCATE key_server_files, key_server_keys, key_server_batches RESTART IDENTITY", logger: logger)
+                    "TRUNCATE key_server_files, key_server_keys, key_server_batches, key_server_import_files RESTART IDENTITY",
+                    logger: logger)
             }
         }
 

@@ -80,12 +80,26 @@
                 ]
             ),
             // Each key's origin, as Google's `Exposure` has it: its regions, upper-cased (empty for a key stored
-            // before this version, which counts as published for the output region), and the traveller flag.
+            // before this version, which counts as published for the output region), the traveller flag, and the
+            // import that brought it (null for a key published here); the files each import found (`ImportFile`).
             (
                 "key-server-pg-v2",
                 [
                     "ALTER TABLE key_server_keys ADD COLUMN regions TEXT[] NOT NULL DEFAULT '{}'",
                     "ALTER TABLE key_server_keys ADD COLUMN traveler BOOLEAN NOT NULL DEFAULT false",
+                    "ALTER TABLE key_server_keys ADD COLUMN import_name TEXT",
+                    """
+                    CREATE TABLE key_server_import_files (
+                        id BIGSERIAL PRIMARY KEY,
+                        import_name TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        discovered_at TIMESTAMPTZ NOT NULL,
+                        processed_at TIMESTAMPTZ,
+                        status TEXT NOT NULL DEFAULT 'open',
+                        retries BIGINT NOT NULL DEFAULT 0,
+                        UNIQUE (import_name, url)
+                    )
+                    """,
                 ]
             ),
         ]

@@ -13,6 +13,7 @@ extension ENKeyServerSQLiteStore {
             try db.execute(sql: "DELETE FROM key_server_files")
             try db.execute(sql: "DELETE FROM key_server_keys")
             try db.execute(sql: "DELETE FROM key_server_batches")
+            try db.execute(sql: "DELETE FROM key_server_import_files")
             try db.execute(sql: "DELETE FROM sqlite_sequence")
         }
     }
@@ -122,9 +123,9 @@ enum KeyServerTables {
     }
 
     /// An origin from its columns.
-    static func origin(_ regions: String, _ traveler: Int64) -> ENKeyServerKeyOrigin {
+    static func origin(_ regions: String, _ traveler: Int64, _ importName: String? = nil) -> ENKeyServerKeyOrigin {
         ENKeyServerKeyOrigin(
-            regions: regions.split(separator: ",").map(String.init), traveler: traveler != 0)
+            regions: regions.split(separator: ",").map(String.init), traveler: traveler != 0, importName: importName)
     }
 
     /// The `regions` column of `regions`.

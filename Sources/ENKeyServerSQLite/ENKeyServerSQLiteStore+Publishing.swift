@@ -12,7 +12,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
             let find = try db.cachedStatement(
                 sql: """
                     SELECT \(SQLiteCodec.keyColumns), received_at, revised_report_type, revised_days_since_onset,
-                        revised_at, regions, traveler
+                        revised_at, regions, traveler, import_name
                     FROM key_server_keys WHERE key_data = ?
                     """)
             var seen = Set<Data>()
@@ -21,7 +21,8 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
                 guard let row = try Row.fetchOne(find, arguments: [data]) else { continue }
                 var stored = ENStoredDiagnosisKey(
                     key: try SQLiteCodec.key(from: row), exportableAt: SQLiteCodec.date(try row.stored("received_at")),
-                    origin: KeyServerTables.origin(try row.stored("regions"), try row.stored("traveler")))
+                    origin: KeyServerTables.origin(
+                        try row.stored("regions"), try row.stored("traveler"), try row.stored("import_name")))
                 if let revisedAt = (try row.stored("revised_at", as: Double?.self)),
                     let type = (try row.stored("revised_report_type", as: Int64?.self))
                 {
@@ -49,8 +50,8 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
         try await write { db in
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO key_server_keys (\(SQLiteCodec.keyColumns), received_at, regions, traveler)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO key_server_keys (\(SQLiteCodec.keyColumns), received_at, regions, traveler, import_name)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (key_data) DO NOTHING
                     """)
             var inserted: [Data] = []
@@ -58,7 +59,7 @@ extension ENKeyServerSQLiteStore: ENKeyServerStorage {
                 var arguments = SQLiteCodec.keyArguments(insertion.key)
                 arguments += [
                     SQLiteCodec.column(insertion.exportableAt), KeyServerTables.column(insertion.origin.regions),
-                    insertion.origin.traveler,
+                    insertion.origin.traveler, insertion.origin.importName,
                 ]
                 try insert.execute(arguments: arguments)
                 if db.changesCount == 1 { inserted.append(insertion.key.keyData) }

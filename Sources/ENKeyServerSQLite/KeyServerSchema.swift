@@ -81,11 +81,25 @@ package enum KeyServerSchema {
     /// - `key_server_keys.regions`: the key's regions, upper-cased, joined with `,` (a region has no comma); empty
     ///   for a key stored before this version, which counts as published for the output region.
     /// - `key_server_keys.traveler`: 1 when the publish request said the user travelled.
+    /// - `key_server_keys.import_name`: the import that brought the key, null for a key published here.
+    /// - `key_server_import_files`: the files each import found in the other server's `index.txt` (Google's
+    ///   `ImportFile`): `status` `open`, `complete` or `failed`, the failed tries, when each was found and last tried.
     static func migrateV2(_ db: Database) throws {
         try db.execute(
             sql: """
                 ALTER TABLE key_server_keys ADD COLUMN regions TEXT NOT NULL DEFAULT '';
                 ALTER TABLE key_server_keys ADD COLUMN traveler INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE key_server_keys ADD COLUMN import_name TEXT;
+                CREATE TABLE key_server_import_files (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    import_name TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    discovered_at REAL NOT NULL,
+                    processed_at REAL,
+                    status TEXT NOT NULL DEFAULT 'open',
+                    retries INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (import_name, url)
+                );
                 """)
     }
 }

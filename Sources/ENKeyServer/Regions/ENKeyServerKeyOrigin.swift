@@ -8,11 +8,16 @@ public struct ENKeyServerKeyOrigin: Hashable, Sendable {
     public var regions: [String]
     /// Whether the publish request said the user travelled (the publish API's `traveler`).
     public var traveler: Bool
+    /// The import that brought the key from another server's files (``ENExportImportConfiguration/name``, Google's
+    /// `export_import_id`); `nil` for a key published here (Google's `local_provenance`). Only the same import may
+    /// revise an imported key.
+    public var importName: String?
 
     /// Creates an origin: `regions` are upper-cased and repeats dropped.
-    public init(regions: [String] = [], traveler: Bool = false) {
+    public init(regions: [String] = [], traveler: Bool = false, importName: String? = nil) {
         self.regions = []
         self.traveler = traveler
+        self.importName = importName
         add(regions)
     }
 

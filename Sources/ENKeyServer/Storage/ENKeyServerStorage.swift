@@ -2,13 +2,14 @@ public import ENCore
 public import Foundation
 
 /// A key server's storage as its logic uses it: a few dialect-neutral, `async` primitives, each one
-/// transaction, so that the same server runs on SQLite (`ENKeyServerSQLiteStore`) or PostgreSQL (`ENKeyServerPostgresStore`). The export
-/// primitives are ``ENKeyServerExportStorage``'s; these are the publish API's.
+/// transaction, so that the same server runs on SQLite (`ENKeyServerSQLiteStore`) or PostgreSQL
+/// (`ENKeyServerPostgresStore`). The export primitives are ``ENKeyServerExportStorage``'s, the import's
+/// ``ENKeyServerImportStorage``'s; these are the publish API's.
 ///
 /// Keys are identified by their key data alone, as Google's server identifies them. A publish reads the
 /// stored keys it sends again with ``storedKeys(withKeyData:)``, applies the publish and revision rules, then
 /// writes everything in one ``insertAndRevise(inserting:revising:)``, which is atomic: all or nothing.
-public protocol ENKeyServerStorage: ENKeyServerExportStorage {
+public protocol ENKeyServerStorage: ENKeyServerExportStorage, ENKeyServerImportStorage {
     /// The stored keys whose key data is one of `keyData` (one per key data: the first stored).
     func storedKeys(withKeyData keyData: [Data]) async throws(ENError) -> [ENStoredDiagnosisKey]
 

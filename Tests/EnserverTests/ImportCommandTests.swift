@@ -1,0 +1,149 @@
+import ENCore
+import ENCrypto
+import ENExportFormat
+import ENHTTPServer
+import ENKeyServer
+import ENKeyServerSQLite
+import ENTestSupport
+import Foundation
+import Testing
+
+@testable import EnserverKit
+
+/// `enserver import` between two servers on loopback: A serves its files over HTTP, B imports them verified against
+/// A's public key, and B's own export configuration decides whether its files carry them.
+@Suite("enserver import: two key servers on loopback")
+struct ImportCommandTests {
+    /// B's options: a key server for region CA on `b.sqlite` in `directory`.
+    func options(_ directory: TemporaryDirectory, signingKey: P256SigningKey, database: String = "b.sqlite") throws
+        -> [String]
+    {
+        let pem = directory.path("b-signing.pem")
+        try writeSecret(signingKey.pemRepresentation, toFile: pem)
+        return [
+            "--database", directory.path(database), "--region", "CA", "--signing-key", pem, "--key-id", "302",
+            "--health-authority-id", "ca.example.app", "--verifier", "accept-all",
+        ]
+    }
+
+    /// The keys of the files B's export writes with `selection`, from `database`, verified with B's key.
+    func exportedKeys(
+        _ directory: TemporaryDirectory, database: String, bKey: P256SigningKey, selection: [String]
+    ) async throws -> Set<Data> {
+        let exports = directory.path("exports-\(database)")
+        try await runEnserver(
+            ["export"] + (try options(directory, signingKey: bKey, database: database)) + selection + [
+                "--export-dir", exports, "--export-period", "4h", "--now", "2026-05-09T12:00:00Z",
+            ])
+        let verifier = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(keyID: "302", keyVersion: "v1", publicKey: try bKey.publicKey)
+        ])
+        var keys = Set<Data>()
+        let index = try String(contentsOfFile: exports + "/index.txt", encoding: .utf8)
+        for name in index.split(separator: "\n") {
+            let archive = try ENExportArchive(contentsOf: URL(fileURLWithPath: exports + "/" + name))
+            #expect(try verifier.verify(archive).isVerified, "a phone trusting B verifies B's file")
+            keys.formUnion(try archive.keyExport().keys.map(\.keyData))
+        }
+        return keys
+    }
+
+    @Test("B imports A's files once, verified; B's files carry A's keys when its configuration selects them")
+    func importsBetweenTwoServers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // A: region US, 7 keys published at 01:00, exported at 07:00 as Google's 4-hour batches.
+        let a = try ServerUnderTest()
+        let published = try await a.live { client in try await client.publish(publishBody(count: 7)) }
+        #expect(published.status == 200)
+        a.clock.advance(hours: 6)
+        let aFiles = try await a.server.publish()
+        #expect(aFiles.count == 1)
+        // Every key of A's file, A's 7 and the random ones Google's padding adds, is imported once.
+        let aFileKeys = try aFiles.flatMap { try ENExportArchive(data: $0.data).keyExport().keys }
+        let aKey = directory.path("a-public.pem")
+        try (try a.signingKey.publicKey).pemRepresentation.write(toFile: aKey, atomically: true, encoding: .utf8)
+        let aKeys = Set((1...7).map(TestKeys.keyData))
+
+        let bKey = try P256SigningKey()
+        try await a.http.withRunningServer { port in
+            let index = "http://127.0.0.1:\(port)/exposureKeyExport-US/index.txt"
+            for database in ["b.sqlite", "c.sqlite"] {
+                let arguments =
+                    ["import"] + (try options(directory, signingKey: bKey, database: database)) + [
+                        "--import-name", "us", "--import-index", index, "--import-region", "US",
+                        "--import-public-key", "310/v1=\(aKey)", "--now", "2026-05-09T07:00:00Z",
+                    ]
+                try await runEnserver(arguments)
+                // Again: the file is recorded as imported, nothing is imported twice.
+                try await runEnserver(arguments)
+            }
+            // A key that did not sign A's files: the file is refused whole, stays open, and counts a failed try.
+            let wrong = directory.path("wrong-public.pem")
+            try (try P256SigningKey().publicKey).pemRepresentation.write(
+                toFile: wrong, atomically: true, encoding: .utf8)
+            do {
+                try await runEnserver(
+                    ["import"] + (try options(directory, signingKey: bKey)) + [
+                        "--import-name", "us-wrong-key", "--import-index", index, "--import-region", "US",
+                        "--import-public-key", "310/v1=\(wrong)", "--now", "2026-05-09T07:00:00Z",
+                    ])
+                Issue.record("an import of files that do not verify should fail")
+            } catch let failure as EnserverFailure {
+                #expect(failure.exitCode == 1)
+                #expect(failure.message.contains("no signature verifies"), "\(failure.message)")
+            }
+        }
+
+        let store = try ENKeyServerSQLiteStore(path: directory.path("b.sqlite"))
+        let stored = try await store.storedKeys(withKeyData: Array(aKeys))
+        #expect(stored.count == 7)
+        #expect(stored.allSatisfy { $0.origin == ENKeyServerKeyOrigin(regions: ["US"], importName: "us") })
+        #expect(try await store.diagnosisKeysAwaitingExport().count == aFileKeys.count)
+        #expect(try await store.importFiles("us").map(\.status) == [.complete])
+        let refused = try await store.importFiles("us-wrong-key")
+        #expect(refused.map(\.status) == [.open] && refused.map(\.retries) == [1])
+        try store.close()
+
+        // B with CA and US as input regions exports A's keys; C, for CA alone, does not.
+        let fromB = try await exportedKeys(
+            directory, database: "b.sqlite", bKey: bKey, selection: ["--input-region", "CA", "--input-region", "US"])
+        #expect(fromB.isSuperset(of: aKeys))
+        let fromC = try await exportedKeys(directory, database: "c.sqlite", bKey: bKey, selection: [])
+        #expect(fromC.isDisjoint(with: aKeys))
+    }
+
+    @Test("bad import options exit 2 naming the option")
+    func badOptions() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let base = ["import"] + (try options(directory, signingKey: try P256SigningKey()))
+        let good = [
+            "--import-name", "us", "--import-index", "http://127.0.0.1:9/index.txt", "--import-region", "US",
+        ]
+        func expectFailure(_ extra: [String], mentioning text: String) async {
+            do {
+                try await runEnserver(base + extra)
+                Issue.record("enserver import \(extra) should fail")
+            } catch let failure as EnserverFailure {
+                #expect(failure.exitCode == 2)
+                #expect(failure.message.contains(text), "\(failure.message)")
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        await expectFailure(good, mentioning: "--import-public-key")
+        let pem = directory.path("key.pem")
+        try (try P256SigningKey().publicKey).pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
+        await expectFailure(good + ["--import-public-key", pem], mentioning: "KEY-ID/KEY-VERSION=PEM-FILE")
+        await expectFailure(good + ["--import-public-key", "310/v1=/missing.pem"], mentioning: "cannot read")
+        let key = ["--import-public-key", "310/v1=\(pem)"]
+        await expectFailure(
+            ["--import-name", "us", "--import-index", "ftp://example/index.txt", "--import-region", "US"] + key,
+            mentioning: "--import-index")
+        await expectFailure(
+            ["--import-name", "us", "--import-index", "http://127.0.0.1:9/index.txt", "--import-region", "U S"] + key,
+            mentioning: "--import-region")
+        await expectFailure(good + key + ["--import-retry", "soon"], mentioning: "--import-retry")
+    }
+}
