@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "ENStore", dependencies: ["ENCore", "ENSQLite", .product(name: "GRDB", package: "GRDB.swift")]),
         // A key server's domain, with no storage engine (as NIOCore): the publish rules, revision tokens,
         // certificate verification, the exporter, batch windows, the storage protocols.
-        .target(name: "ENKeyServer", dependencies: ["ENCore", "ENCrypto", "ENExportFormat"]),
+        .target(name: "ENKeyServer", dependencies: ["ENBoundedFetch", "ENCore", "ENCrypto", "ENExportFormat"]),
         // A key server's storage on SQLite (as NIOPosix is NIOCore's engine).
         .target(
             name: "ENKeyServerSQLite",
