@@ -15,7 +15,7 @@ package struct Enserver: AsyncParsableCommand {
         commandName: "enserver",
         abstract: "Exposure Notification key server: Google's publish API v1, signed export files, index.txt.",
         version: "0.1.0",
-        subcommands: [ServeCommand.self, ExportCommand.self],
+        subcommands: [ServeCommand.self, ExportCommand.self, MirrorCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 
@@ -53,8 +53,8 @@ package struct Enserver: AsyncParsableCommand {
     /// Logs to standard error from `--log-level` on; once a process.
     private static func bootstrapLogging(for command: any ParsableCommand) {
         let level =
-            ((command as? ServeCommand)?.logging.logLevel ?? (command as? ExportCommand)?.logging.logLevel)?.level
-            ?? .info
+            ((command as? ServeCommand)?.logging.logLevel ?? (command as? ExportCommand)?.logging.logLevel
+            ?? (command as? MirrorCommand)?.logging.logLevel)?.level ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

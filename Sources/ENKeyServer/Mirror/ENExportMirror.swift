@@ -64,24 +64,32 @@ public struct ENExportMirror: Sendable {
     ///   - exportRoot: The prefix of the mirrored names; `nil` keeps `sourceRoot`.
     ///   - filenameRewrite: How files are renamed; `nil` keeps their names.
     ///   - trustedKeys: The source's public keys (at least one).
-    /// - Throws: `badParameter` naming what is wrong: a URL that is not `http(s)`, a root that is not plain names
-    ///   joined by `/`, no trusted key.
+    /// - Throws: `badParameter` naming what is wrong (and the parameter in its context's `field`): a URL that is
+    ///   not `http(s)`, a root that is not plain names joined by `/`, no trusted key.
     public init(
         source: URL, sourceRoot: String, directory: URL, exportRoot: String? = nil,
         filenameRewrite: ENMirrorFilenameRewrite? = nil, trustedKeys: [ENExportVerificationKey]
     ) throws(ENError) {
         guard ["http", "https"].contains(source.scheme?.lowercased() ?? ""), source.host != nil else {
-            throw ENError(.badParameter, "the source \(source.absoluteString) is not an http or https URL")
+            throw ENError(
+                .badParameter, "the source \(source.absoluteString) is not an http or https URL",
+                context: .init(field: "source"))
         }
         guard MirrorIndex.isRoot(sourceRoot) else {
-            throw ENError(.badParameter, "the source root \"\(sourceRoot)\" is not plain names joined by '/'")
+            throw ENError(
+                .badParameter, "the source root \"\(sourceRoot)\" is not plain names joined by '/'",
+                context: .init(field: "sourceRoot"))
         }
         let exportRoot = exportRoot ?? sourceRoot
         guard MirrorIndex.isRoot(exportRoot) else {
-            throw ENError(.badParameter, "the export root \"\(exportRoot)\" is not plain names joined by '/'")
+            throw ENError(
+                .badParameter, "the export root \"\(exportRoot)\" is not plain names joined by '/'",
+                context: .init(field: "exportRoot"))
         }
         guard !trustedKeys.isEmpty else {
-            throw ENError(.badParameter, "a mirror needs the source's public keys to verify its files")
+            throw ENError(
+                .badParameter, "a mirror needs the source's public keys to verify its files",
+                context: .init(field: "trustedKeys"))
         }
         self.source = source
         self.sourceRoot = sourceRoot
@@ -106,7 +114,8 @@ public struct ENExportMirror: Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw ENError(
-                .dataInaccessible, "cannot create the mirror's directory: \(error)", context: .init(file: directory.path))
+                .dataInaccessible, "cannot create the mirror's directory: \(error)",
+                context: .init(file: directory.path))
         }
         guard let lock = try MirrorLock(directory: directory) else {
             report.skippedLocked = true

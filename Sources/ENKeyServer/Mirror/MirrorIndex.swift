@@ -13,19 +13,24 @@ struct MirrorIndex {
 
     /// Parses `data`, the index of a source whose names start with `root/` (or have no folder when `root` is empty).
     ///
-    /// - Throws: `badFormat` naming the first line that is not `ROOT/NAME` (its 1-based number and text).
+    /// - Throws: `badFormat` naming the first line that is not `ROOT/NAME` (its 1-based number and text), `NAME`
+    ///   being `index.txt` included.
     init(_ data: Data, root: String, source: String) throws(ENError) {
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard String(data: data, encoding: .utf8) != nil else {
             throw ENError(.badFormat, "index.txt is not UTF-8 text", context: .init(file: source))
         }
         var names: [String] = []
         var seen: Set<String> = []
         let prefix = root.isEmpty ? "" : root + "/"
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(rawLine)
+        // Split on the byte: as a Swift Character, "\r\n" is one grapheme and would not split on "\n".
+        for (number, bytes) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+        {
+            var line = Substring(String(decoding: bytes, as: UTF8.self))
             if line.hasSuffix("\r") { line = line.dropLast() }
             if line.isEmpty { continue }
-            guard line.hasPrefix(prefix), Self.isPlainName(line.dropFirst(prefix.count)) else {
+            guard line.hasPrefix(prefix), Self.isPlainName(line.dropFirst(prefix.count)),
+                line.dropFirst(prefix.count) != "index.txt"
+            else {
                 throw ENError(
                     .badFormat,
                     "index.txt line \(number + 1) \"\(line.prefix(200))\" is not \(root.isEmpty ? "" : "\(root)/")NAME"

@@ -44,7 +44,8 @@ struct MirrorState: Codable {
             let state = try JSONDecoder().decode(MirrorState.self, from: data)
             guard state.entries.allSatisfy({ MirrorIndex.isPlainName($0.remote) && MirrorIndex.isPlainName($0.local) })
             else {
-                throw ENError(.badFormat, "the mirror state names a file that is not a plain name", context: .init(file: path))
+                throw ENError(
+                    .badFormat, "the mirror state names a file that is not a plain name", context: .init(file: path))
             }
             return state
         } catch let error as ENError {
