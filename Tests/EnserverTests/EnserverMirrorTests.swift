@@ -8,6 +8,12 @@ import EnserverKit
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The files of `folder` that a CDN would serve (not the mirror's hidden state, lock and temporary files), by
 /// name.
 func servedFiles(_ folder: String) throws -> [String: Data] {
@@ -229,6 +235,30 @@ struct EnserverMirrorTests {
             let error = await #expect(throws: ENError.self) { try await mirror.run() }
             #expect(error?.reason.contains("over the limit") == true, "\(String(describing: error))")
         }
+    }
+
+    @Test("a run finds the directory locked by another: it does nothing, as Google's mirror skips a locked mirror")
+    func skipsWhenLocked() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let server = StaticFileServer()
+        server.set("\(Self.root)/index.txt", Data())
+        let trusted = ENExportVerificationKey(keyID: nil, keyVersion: nil, publicKey: try P256SigningKey().publicKey)
+        let lockPath = directory.path(".enserver-mirror.lock")
+        let fd = open(lockPath, O_RDWR | O_CREAT, 0o644)
+        try #require(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        try await server.withRunning { url in
+            let mirror = try ENExportMirror(
+                source: url, sourceRoot: Self.root, directory: directory.url, trustedKeys: [trusted])
+            let held = try await mirror.run()
+            #expect(held.skippedLocked)
+            #expect(!FileManager.default.fileExists(atPath: directory.path("\(Self.root)/index.txt")))
+            flock(fd, LOCK_UN)
+            let free = try await mirror.run()
+            #expect(!free.skippedLocked)
+            #expect(try servedFiles(directory.path(Self.root)) == ["index.txt": Data()])
+        }
+        close(fd)
     }
 
     @Test("with Google's filename rewrite, every file gets a new increasing name once; a rerun adds no duplicate")

@@ -177,8 +177,8 @@ public struct ENExportMirror: Sendable {
         try folder.writeIndex(report.listed)
         let current = Set(index.names)
         for entry in next.entries where !current.contains(entry.remote) {
+            if folder.contains(entry.local) { report.removed.append(entry.local) }
             try folder.remove(entry.local)
-            report.removed.append(entry.local)
         }
         next.entries.removeAll { !current.contains($0.remote) }
         if !report.removed.isEmpty || next.entries.count != state.entries.count
