@@ -15,7 +15,7 @@ package struct Enserver: AsyncParsableCommand {
         commandName: "enserver",
         abstract: "Exposure Notification key server: Google's publish API v1, signed export files, index.txt.",
         version: "0.1.0",
-        subcommands: [ServeCommand.self, ExportCommand.self, ImportCommand.self],
+        subcommands: [ServeCommand.self, ExportCommand.self, ImportCommand.self, MirrorCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 
@@ -54,7 +54,8 @@ package struct Enserver: AsyncParsableCommand {
     private static func bootstrapLogging(for command: any ParsableCommand) {
         let level =
             ((command as? ServeCommand)?.logging.logLevel ?? (command as? ExportCommand)?.logging.logLevel
-            ?? (command as? ImportCommand)?.logging.logLevel)?.level ?? .info
+            ?? (command as? ImportCommand)?.logging.logLevel ?? (command as? MirrorCommand)?.logging.logLevel)?.level
+            ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -16,6 +16,12 @@ struct ExportDirectory {
     /// The prefix of the names in `index.txt`.
     let root: String
 
+    /// The folder `folder`, its files listed in `index.txt` as `root/NAME`.
+    init(folder: URL, root: String) {
+        self.folder = folder
+        self.root = root
+    }
+
     init?(_ configuration: ENKeyServerConfiguration) {
         guard let directory = configuration.exportDirectory else { return nil }
         folder =
