@@ -116,14 +116,16 @@ public final class ENDeviceStore: ENPersistentStore {
             validate: { db in try ENDeviceStore.checkEncryption(db, cipher: cipher, path: path) },
             prepare: { db in
                 try contents.moveToShared(db)
-                try ENDeviceStore.prepare(db, configuration, cipher: cipher, now: now, path: ":memory:", contents: contents)
+                try ENDeviceStore.prepare(
+                    db, configuration, cipher: cipher, now: now, path: ":memory:", contents: contents)
             })
         self.configuration = configuration
         self.sharedKeyFiles = sharedKeyFiles
     }
 
     /// Refuses to share the key files of a store with a cipher.
-    private static func checkSharing(_ shared: ENSharedKeyFiles?, cipher: (any ENAuthenticatedCipher)?) throws(ENError) {
+    private static func checkSharing(_ shared: ENSharedKeyFiles?, cipher: (any ENAuthenticatedCipher)?) throws(ENError)
+    {
         if shared != nil, cipher != nil {
             throw .badParameter("a store with a cipher seals its own key files; it cannot share them")
         }
