@@ -146,7 +146,7 @@ let package = Package(
             name: "ENSimulator",
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENRiskV1", "ENRiskV2",
-                "ENVerificationServer", "ExposureNotificationKit", "ExposureNotificationKitTesting",
+                "ENStore", "ENVerificationServer", "ExposureNotificationKit", "ExposureNotificationKitTesting",
             ]
         ),
 

@@ -94,8 +94,11 @@ public final class ENSQLiteDatabase: Sendable {
     /// 0600), which must not exist. The copy is a plain SQLite file written without a journal or flushes: whoever
     /// needs it to survive a crash writes it under a temporary name (or directory) and renames it.
     ///
-    /// - Throws: `dataInaccessible` naming `path` when the file exists or cannot be written.
-    package func writeSnapshot(to path: String) throws(ENError) {
+    /// `complete` then runs in a transaction on the copy, before it is closed (to add what the database keeps
+    /// outside itself).
+    ///
+    /// - Throws: `dataInaccessible` naming `path` when the file exists or cannot be written; what `complete` throws.
+    package func writeSnapshot(to path: String, complete: (Database) throws -> Void = { _ in }) throws(ENError) {
         guard createOwnerOnlyFile(path) else {
             throw ENError(
                 .dataInaccessible, "cannot create the snapshot: errno \(errno)", context: ENError.Context(file: path))
@@ -109,6 +112,10 @@ public final class ENSQLiteDatabase: Sendable {
             let file = try DatabaseQueue(path: path, configuration: configuration)
             do {
                 try writer.backup(to: file)
+                try file.inTransaction { db in
+                    try complete(db)
+                    return .commit
+                }
             } catch {
                 try? file.close()
                 throw error

@@ -276,6 +276,10 @@ enum DetectionTables {
                 adopted += 1
                 continue
             }
+            if try contents.writeFromShared(db, file.hash) {
+                written += 1
+                continue
+            }
             var exportBinary = try file.exportBinary()
             guard !exportBinary.isEmpty else {
                 throw ENError.badParameter(

@@ -66,19 +66,31 @@ public final class ENDeviceStore: ENPersistentStore {
                     contents: KeyFileContents(storePath: path))
             })
         self.configuration = configuration
+        sharedKeyFiles = nil
     }
 
-    /// Opens an empty store in memory, for tests and short-lived tools.
-    public init(inMemoryWith configuration: ENStoreConfiguration = ENStoreConfiguration()) throws(ENError) {
+    /// Opens an empty store in memory, for tests, short-lived tools and simulations.
+    ///
+    /// With `sharedKeyFiles`, the `export.bin` of the key files it caches live there, one copy for every store given
+    /// the same ``ENSharedKeyFiles``, instead of in the store's own memory.
+    ///
+    /// - Throws: `ENError.Code.badParameter` when both `sharedKeyFiles` and a cipher are given (a store with a
+    ///   cipher seals its own files).
+    public init(
+        inMemoryWith configuration: ENStoreConfiguration = ENStoreConfiguration(),
+        sharedKeyFiles: ENSharedKeyFiles? = nil
+    ) throws(ENError) {
         let (cipher, now) = (configuration.cipher, configuration.now())
+        try Self.checkSharing(sharedKeyFiles, cipher: cipher)
         database = try ENSQLiteDatabase(
             inMemory: FrameworkSchema.schema,
             prepare: { db in
                 try ENDeviceStore.prepare(
                     db, configuration, cipher: cipher, now: now, path: ":memory:",
-                    contents: KeyFileContents(storePath: nil))
+                    contents: KeyFileContents(storePath: nil, shared: sharedKeyFiles))
             })
         self.configuration = configuration
+        self.sharedKeyFiles = sharedKeyFiles
     }
 
     /// Opens an in-memory store holding a copy of the snapshot at `path` (one that ``writeSnapshot(to:)`` wrote),
@@ -87,19 +99,36 @@ public final class ENDeviceStore: ENPersistentStore {
     ///
     /// - Throws: `ENError.Code.dataInaccessible` when there is no file at `path`; the errors of
     ///   ``init(path:configuration:)``.
-    package init(inMemoryCopyOf path: String, configuration: ENStoreConfiguration = ENStoreConfiguration())
-        throws(ENError)
-    {
+    ///
+    /// With `sharedKeyFiles`, the snapshot's cached files move there (see ``init(inMemoryWith:sharedKeyFiles:)``).
+    ///
+    /// - Throws: `ENError.Code.badFormat` when a snapshot's file differs from the shared one with the same hash;
+    ///   `ENError.Code.badParameter` when both `sharedKeyFiles` and a cipher are given.
+    package init(
+        inMemoryCopyOf path: String, configuration: ENStoreConfiguration = ENStoreConfiguration(),
+        sharedKeyFiles: ENSharedKeyFiles? = nil
+    ) throws(ENError) {
         let (cipher, now) = (configuration.cipher, configuration.now())
+        try Self.checkSharing(sharedKeyFiles, cipher: cipher)
+        let contents = KeyFileContents(storePath: nil, shared: sharedKeyFiles)
         database = try ENSQLiteDatabase(
             inMemoryCopyOf: path, schema: FrameworkSchema.schema,
             validate: { db in try ENDeviceStore.checkEncryption(db, cipher: cipher, path: path) },
             prepare: { db in
+                try contents.moveToShared(db)
                 try ENDeviceStore.prepare(
-                    db, configuration, cipher: cipher, now: now, path: ":memory:",
-                    contents: KeyFileContents(storePath: nil))
+                    db, configuration, cipher: cipher, now: now, path: ":memory:", contents: contents)
             })
         self.configuration = configuration
+        self.sharedKeyFiles = sharedKeyFiles
+    }
+
+    /// Refuses to share the key files of a store with a cipher.
+    private static func checkSharing(_ shared: ENSharedKeyFiles?, cipher: (any ENAuthenticatedCipher)?) throws(ENError)
+    {
+        if shared != nil, cipher != nil {
+            throw .badParameter("a store with a cipher seals its own key files; it cannot share them")
+        }
     }
 
     /// Writes the whole state of an in-memory store, as one committed state, to a new owner-only file at `path`
@@ -112,7 +141,8 @@ public final class ENDeviceStore: ENPersistentStore {
         guard database.path == nil else {
             throw ENError(.badParameter, "only an in-memory store is written as a snapshot")
         }
-        try database.writeSnapshot(to: path)
+        let contents = keyFileContents
+        try database.writeSnapshot(to: path, complete: { db in try contents.copyShared(into: db) })
     }
 
     /// The open's last step, one transaction after the migrations: the encryption canary, the sweep of staged key
@@ -142,7 +172,10 @@ public final class ENDeviceStore: ENPersistentStore {
     public var cachedKeyFilesDirectory: String? { keyFileContents.directory }
 
     /// Where the store keeps its cached key files' contents.
-    var keyFileContents: KeyFileContents { KeyFileContents(storePath: database.path) }
+    var keyFileContents: KeyFileContents { KeyFileContents(storePath: database.path, shared: sharedKeyFiles) }
+
+    /// Where an in-memory store keeps its cached files' bytes when it shares them, or `nil`.
+    public let sharedKeyFiles: ENSharedKeyFiles?
 
     // MARK: Encryption at rest
 

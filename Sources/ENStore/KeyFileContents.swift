@@ -1,4 +1,5 @@
 internal import ENCore
+internal import ENSQLite
 internal import Foundation
 internal import GRDB
 
@@ -12,7 +13,8 @@ internal import GRDB
 
 /// Where an ``ENDeviceStore`` keeps the `export.bin` of its cached key files (sealed with the store's cipher when it has
 /// one): for a file store, one file each in a directory beside the database (``ENDeviceStore/cachedKeyFilesDirectory``),
-/// named by the file's hash in hexadecimal; for an in-memory store, the `key_file_contents` table. A file store
+/// named by the file's hash in hexadecimal; for an in-memory store, the `key_file_contents` table, or, when the store
+/// shares its files (``ENSharedKeyFiles``), an empty row there whose bytes are the shared copy's. A file store
 /// written by an earlier version may still hold some in that table: they are read from there until they expire.
 ///
 /// Outside SQLite, a 1 MB `export.bin` is written once (SQLite writes a blob into its log, then again into the
@@ -27,10 +29,14 @@ internal import GRDB
 struct KeyFileContents: Sendable {
     /// The directory of a file store's contents, or `nil` for an in-memory store.
     let directory: String?
+    /// Where an in-memory store that shares its files keeps their bytes, or `nil`.
+    let shared: ENSharedKeyFiles?
 
-    /// The contents of the store whose database is at `storePath` (`nil` in memory).
-    init(storePath: String?) {
+    /// The contents of the store whose database is at `storePath` (`nil` in memory), whose bytes are in `shared`
+    /// (in memory only).
+    init(storePath: String?, shared: ENSharedKeyFiles? = nil) {
         directory = storePath.map(Self.directory(forStoreAt:))
+        self.shared = storePath == nil ? shared : nil
     }
 
     /// The contents directory of the store whose database is at `path`.
@@ -48,16 +54,30 @@ struct KeyFileContents: Sendable {
     /// The stored contents of `hash`, or `nil` when there are none.
     func read(_ db: Database, _ hash: Data) throws -> Data? {
         if let path = path(of: hash), let contents = try Self.readFile(path) { return contents }
-        return try Data.fetchOne(
+        let stored = try Data.fetchOne(
             db, sql: "SELECT export_binary FROM key_file_contents WHERE hash = ?", arguments: [hash])
+        // An empty row stands for the shared copy.
+        if let stored, stored.isEmpty, let shared { return shared.contents(of: hash) }
+        return stored
+    }
+
+    /// Stores the contents of `hash` without reading them when the shared copy holds them already; returns
+    /// whether it did.
+    func writeFromShared(_ db: Database, _ hash: Data) throws -> Bool {
+        guard let shared, shared.contains(hash) else { return false }
+        try db.execute(
+            sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, X'')", arguments: [hash])
+        return true
     }
 
     /// Stores `contents` for `hash`, durably before the calling transaction commits: a file store's file is
     /// written under a temporary name, flushed and renamed (call ``syncDirectory()`` once after a batch).
     func write(_ db: Database, _ hash: Data, _ contents: Data) throws {
         guard let directory, let path = path(of: hash) else {
+            shared?.add(hash, contents)
             try db.execute(
-                sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, ?)", arguments: [hash, contents])
+                sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, ?)",
+                arguments: [hash, shared == nil ? contents : Data()])
             return
         }
         try Self.createDirectory(directory)
@@ -65,6 +85,35 @@ struct KeyFileContents: Sendable {
             try DurableFile.write(contents, to: path, through: path + ".tmp", mode: 0o600)
         } catch {
             throw ENError(error.code, "a cached key file: \(error.reason)", context: error.context)
+        }
+    }
+
+    /// Moves the bytes of the rows that hold their own (a snapshot's) into the shared copy, leaving empty rows.
+    ///
+    /// - Throws: `ENError.Code.badFormat` when a file differs from the shared one with the same hash.
+    func moveToShared(_ db: Database) throws {
+        guard let shared else { return }
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT hash, export_binary FROM key_file_contents WHERE length(export_binary) > 0")
+        for row in rows {
+            let (hash, contents): (Data, Data) = (try row.stored(at: 0), try row.stored(at: 1))
+            try shared.adopt(hash, contents)
+        }
+        if !rows.isEmpty { try db.execute(sql: "UPDATE key_file_contents SET export_binary = X'' WHERE 1") }
+    }
+
+    /// Fills the empty rows of a copy of the store (a snapshot being written) with the shared bytes, so that the
+    /// copy holds its own.
+    func copyShared(into db: Database) throws {
+        guard let shared else { return }
+        for hash in try Data.fetchAll(db, sql: "SELECT hash FROM key_file_contents WHERE length(export_binary) = 0") {
+            guard let contents = shared.contents(of: hash) else {
+                throw ENError(
+                    .dataInaccessible, "the shared export.bin of cached key file \(hash.hexString) is gone",
+                    context: ENError.Context(section: "cachedKeyFiles"))
+            }
+            try db.execute(
+                sql: "UPDATE key_file_contents SET export_binary = ? WHERE hash = ?", arguments: [contents, hash])
         }
     }
 

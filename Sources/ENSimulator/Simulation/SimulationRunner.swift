@@ -4,6 +4,7 @@ internal import ENExportFormat
 internal import ENKeyServer
 internal import ENKeyServerSQLite
 internal import ENRiskV2
+internal import ENStore
 internal import ExposureNotificationKit
 internal import ExposureNotificationKitTesting
 internal import Foundation
@@ -53,6 +54,8 @@ final class SimulationRunner: Sendable {
     let downloaded = Locked<[String: URL]>([:])
     /// How many devices run their daily detection at once.
     let concurrentDetections: Int
+    /// One copy of each cached key file for every in-memory store (the devices all cache the same files).
+    let sharedKeyFiles = ENSharedKeyFiles()
 
     static let region = "310"
 
@@ -295,6 +298,7 @@ final class SimulationRunner: Sendable {
                 apiVersion: script.apiVersion == 1 ? .version1 : .version2, scheduler: launcher,
                 limits: ENLimits(periodicRunInterval: 86_400, maximumDetectionThreads: 1))
             environment.inMemorySnapshot = snapshots.map { Self.snapshotURL($0, script.name) }
+            environment.sharedKeyFiles = sharedKeyFiles
             let manager = ENManager(environment: environment)
             manager.dispatchQueue = DispatchQueue(label: "ENSimulation.\(script.name)")
             let app = SimulatedApp(name: script.name)

@@ -1,5 +1,6 @@
 internal import ENCore
 public import ENExportFormat
+package import ENStore
 public import Foundation
 
 /// Everything Apple's framework gets from the operating system, given to an ``ENManager`` instead: the user's
@@ -60,6 +61,10 @@ public struct ENEnvironment: Sendable {
     /// With ``StoreLocation/inMemory``: a snapshot file (``ENManager/writeStoreSnapshot(to:)``) whose state the
     /// in-memory store starts from; `nil` (the default) starts empty. For simulations of many phones that resume.
     package var inMemorySnapshot: URL?
+    /// With ``StoreLocation/inMemory``: where the store keeps the `export.bin` of the key files it caches, one copy
+    /// shared with every other manager given the same value, instead of its own; `nil` (the default) keeps its own.
+    /// For simulations of many phones, which all cache the same files. Not with ``storeKeyProvider``.
+    package var sharedKeyFiles: ENSharedKeyFiles?
 
     /// Creates an environment; every part has a default that runs without a device (a user who declines every
     /// prompt, a silent radio, the system clock, state in memory, no trusted keys, API version 2, the Exposure

@@ -28,10 +28,12 @@ final class FrameworkStorage: Sendable {
             let new: ENDeviceStore
             switch environment.storeLocation {
             case .inMemory:
+                let shared = environment.sharedKeyFiles
                 if let snapshot = environment.inMemorySnapshot {
-                    new = try ENDeviceStore(inMemoryCopyOf: snapshot.path, configuration: configuration)
+                    new = try ENDeviceStore(
+                        inMemoryCopyOf: snapshot.path, configuration: configuration, sharedKeyFiles: shared)
                 } else {
-                    new = try ENDeviceStore(inMemoryWith: configuration)
+                    new = try ENDeviceStore(inMemoryWith: configuration, sharedKeyFiles: shared)
                 }
             case .directory(let directory):
                 let path = directory.appendingPathComponent(Self.fileName).path
