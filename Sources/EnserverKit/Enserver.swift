@@ -111,6 +111,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The most bytes of export files kept in memory (the least recently used go first).")
     var fileCacheBytes: Int = 256 << 20
 
+    @OptionGroup var importing: ImportOptions
+
+    @Option(help: "With --import-name: how often this instance imports the other server's new files (e.g. 5m).")
+    var importInterval: String = "5m"
+
     func run() async throws {
         let listeners = try network.listeners(host: host, port: port)
         try network.check(host: host, verifier: options.verifier, tls: listeners.tls != nil)
@@ -133,6 +138,8 @@ struct ServeCommand: AsyncParsableCommand {
             exportInterval == "0" || controlled != nil
             ? 0 : try OptionDuration.seconds(exportInterval, option: "--export-interval")
         let refresh = try OptionDuration.seconds(indexRefresh, option: "--index-refresh")
+        let importConfiguration = try importing.configuration(required: false)
+        let importEvery = try OptionDuration.seconds(importInterval, option: "--import-interval")
         guard fileCacheBytes >= 0 else {
             throw EnserverFailure("--file-cache-bytes \(fileCacheBytes): want 0 or more bytes")
         }
@@ -157,10 +164,19 @@ struct ServeCommand: AsyncParsableCommand {
                 Self.announce(
                     "enserver admin listening on \(listeners.tls == nil ? "http" : "https")://\(network.adminHost):"
                         + "\(bound.adminPort ?? 0)")
-                if interval > 0 {
-                    await http.exportLoop(every: interval)
-                } else {
-                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                await withTaskGroup(of: Void.self) { group in
+                    if let importConfiguration {
+                        let importer = ENExportImporter(
+                            storage: publish.storage, configuration: importConfiguration, clock: clock)
+                        group.addTask { await http.importLoop(importer, every: importEvery) }
+                    }
+                    group.addTask {
+                        if interval > 0 {
+                            await http.exportLoop(every: interval)
+                        } else {
+                            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                        }
+                    }
                 }
                 return true
             }
@@ -211,6 +227,31 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 extension KeyServerHTTP {
+    /// Imports the other server's new files every `interval` seconds until cancelled; a failure is logged and retried
+    /// next time (a file that failed waits its retry interval).
+    func importLoop(_ importer: ENExportImporter, every interval: TimeInterval) async {
+        while !Task.isCancelled {
+            do {
+                let result = try await importer.run()
+                if !result.importedFiles.isEmpty || !result.failedFiles.isEmpty {
+                    logger.info(
+                        "imported",
+                        metadata: [
+                            "import": "\(importer.configuration.name)", "files": "\(result.importedFiles.count)",
+                            "failed": "\(result.failedFiles.count)", "keys": "\(result.insertedKeys)",
+                            "revised": "\(result.revisedKeys)",
+                        ])
+                }
+                for failure in result.failedFiles {
+                    logger.error("import of \(failure.url) failed: \(failure.error.reason)")
+                }
+            } catch {
+                logger.error("import \(importer.configuration.name) failed: \(error)")
+            }
+            try? await Task.sleep(for: .seconds(interval))
+        }
+    }
+
     /// Cuts due batches and drops expired keys and files every `interval` seconds until cancelled; a failure is
     /// logged and retried next time (a batch another instance holds under lease is skipped, one whose exporter died
     /// is redone after the lease).

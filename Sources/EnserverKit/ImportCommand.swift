@@ -19,30 +19,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var logging: LoggingOptions
 
-    @Option(help: "The import's name on this server: it records the files imported and marks their keys.")
-    var importName: String
-
-    @Option(help: "The other server's index.txt (http or https URL).")
-    var importIndex: String
-
-    @Option(help: "The URL the names in index.txt are relative to (default: the index's scheme, host and port).")
-    var importRoot: String?
-
-    @Option(help: "The region the imported keys are stored with.")
-    var importRegion: String
-
-    @Flag(help: "The imported keys count as travellers' keys.")
-    var importTraveler = false
-
-    @Option(
-        help: """
-            A public key of the other server's files, KEY-ID/KEY-VERSION=PEM-FILE (its verification_key_id and \
-            verification_key_version); repeat for several (a rotation).
-            """)
-    var importPublicKey: [String] = []
-
-    @Option(help: "How long after each failed try a file is tried again (Google: 6h).")
-    var importRetry: String = "6h"
+    @OptionGroup var importing: ImportOptions
 
     @Option(help: "The time to import at (ISO 8601), instead of the clock.")
     var now: String?
@@ -56,7 +33,7 @@ struct ImportCommand: AsyncParsableCommand {
             moment = date
         }
         let fixed = moment
-        let configuration = try makeConfiguration()
+        guard let configuration = try importing.configuration(required: true) else { return }
         let result = try await options.withServer(clock: { fixed }, logger: Logger(label: "enserver")) {
             _, publish in
             do throws(ENError) {
@@ -78,68 +55,5 @@ struct ImportCommand: AsyncParsableCommand {
             throw EnserverFailure(
                 "\(result.failedFiles.count) files failed and will be tried again:\n\(reasons)", exitCode: 1)
         }
-    }
-
-    /// The import's configuration from the options.
-    func makeConfiguration() throws(EnserverFailure) -> ENExportImportConfiguration {
-        guard let index = URL(string: importIndex), let scheme = index.scheme, let host = index.host else {
-            throw EnserverFailure("--import-index \(importIndex): want an http or https URL")
-        }
-        var root: URL
-        if let importRoot {
-            guard let url = URL(string: importRoot) else {
-                throw EnserverFailure("--import-root \(importRoot): want an http or https URL")
-            }
-            root = url
-        } else {
-            var components = URLComponents()
-            components.scheme = scheme
-            components.host = host
-            components.port = index.port
-            guard let url = components.url else {
-                throw EnserverFailure("--import-index \(importIndex): want an http or https URL")
-            }
-            root = url
-        }
-        let retry = try OptionDuration.seconds(importRetry, option: "--import-retry")
-        var keys: [ENExportVerificationKey] = []
-        for spec in importPublicKey {
-            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-            let names = parts.first?.split(separator: "/", omittingEmptySubsequences: false).map(String.init) ?? []
-            guard parts.count == 2, names.count == 2, !names[0].isEmpty, !names[1].isEmpty else {
-                throw EnserverFailure("--import-public-key \(spec): want KEY-ID/KEY-VERSION=PEM-FILE")
-            }
-            let pem: String
-            do {
-                pem = try String(contentsOfFile: parts[1], encoding: .utf8)
-            } catch {
-                throw EnserverFailure("--import-public-key \(spec): cannot read \(parts[1])")
-            }
-            do {
-                keys.append(
-                    ENExportVerificationKey(
-                        keyID: names[0], keyVersion: names[1], publicKey: try P256VerifyingKey(pemRepresentation: pem)))
-            } catch {
-                throw EnserverFailure("--import-public-key \(spec): \(error.reason)")
-            }
-        }
-        let configuration = ENExportImportConfiguration(
-            name: importName, indexURL: index, exportRoot: root, region: importRegion, traveler: importTraveler,
-            trustedKeys: keys, retryInterval: retry)
-        do {
-            try configuration.validate()
-        } catch {
-            let option =
-                switch error.context.field {
-                case "name": "--import-name"
-                case "region": "--import-region"
-                case "trustedKeys": "--import-public-key"
-                case "indexURL": "--import-index"
-                case "exportRoot": "--import-root"
-                default: "--import-retry"
-                }
-            throw EnserverFailure("\(option): \(error.reason)")
-        }
-        return configuration
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import ENCore
 import ENCrypto
 import ENExportFormat
@@ -111,6 +112,39 @@ struct ImportCommandTests {
         #expect(fromB.isSuperset(of: aKeys))
         let fromC = try await exportedKeys(directory, database: "c.sqlite", bKey: bKey, selection: [])
         #expect(fromC.isDisjoint(with: aKeys))
+    }
+
+    @Test("`enserver serve --import-name` imports A's files on an interval")
+    func serveImportsOnAnInterval() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let a = try ServerUnderTest()
+        #expect(try await a.live { client in try await client.publish(publishBody(count: 5)) }.status == 200)
+        a.clock.advance(hours: 6)
+        #expect(try await a.server.publish().count == 1)
+        let aKey = directory.path("a-public.pem")
+        try (try a.signingKey.publicKey).pemRepresentation.write(toFile: aKey, atomically: true, encoding: .utf8)
+        try await a.http.withRunningServer { port in
+            let b = try await EnserverProcess.start(
+                (try options(directory, signingKey: try P256SigningKey())) + [
+                    "--ephemeral-revision-tokens", "--import-name", "us", "--import-index",
+                    "http://127.0.0.1:\(port)/exposureKeyExport-US/index.txt", "--import-region", "US",
+                    "--import-public-key", "310/v1=\(aKey)", "--import-interval", "1s",
+                ], in: directory)
+            var imported = 0
+            for _ in 0..<300 where imported < 5 {
+                try await Task.sleep(for: .milliseconds(100))
+                let store = try ENKeyServerSQLiteStore(path: directory.path("b.sqlite"))
+                imported = try await store.storedKeys(withKeyData: (1...5).map(TestKeys.keyData)).count
+                try store.close()
+            }
+            await b.stop()
+            #expect(imported == 5, "\(b.log)")
+        }
+        let failure = #expect(throws: EnserverFailure.self) {
+            _ = try ImportOptions.parse(["--import-region", "US"]).configuration(required: false)
+        }
+        #expect(failure?.message.contains("need --import-name") == true)
     }
 
     @Test("bad import options exit 2 naming the option")
