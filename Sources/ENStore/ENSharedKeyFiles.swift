@@ -10,8 +10,8 @@ public import Foundation
 /// expires and erases is its own; only the bytes live here, once for all the stores. A store that caches a file
 /// whose hash is already here does not read the file again (``ENCachedKeyFile/exportBinary`` is not called): the
 /// hash identifies the contents, as ``ENCachedKeyFile/hash`` promises. A snapshot of such a store
-/// (``ENDeviceStore/writeSnapshot(to:)``) holds its own copy of every file it caches, as any snapshot does, and a
-/// store opened from one (``ENDeviceStore/init(inMemoryCopyOf:configuration:sharedKeyFiles:)``) moves the snapshot's
+/// (`ENDeviceStore.writeSnapshot(to:)`) holds its own copy of every file it caches, as any snapshot does, and a
+/// store opened from one (`ENDeviceStore(inMemoryCopyOf:configuration:sharedKeyFiles:)`) moves the snapshot's
 /// copies here, refusing one that differs from the copy already here under the same hash.
 ///
 /// The copy keeps every file any of its stores has stored for as long as it lives (files are not counted per
