@@ -12,15 +12,21 @@ import Foundation
 /// A one-connection HTTP server on 127.0.0.1 whose body does not end: it answers 200 without a length and sends
 /// zeros until the client goes away or `cap` bytes are sent (so that a client that never stops still ends the
 /// test, and the test can tell: `sent` reaches `cap`).
+///
+/// After the first `fullSpeedBytes` it sends at most one 64 KiB chunk a millisecond (about 64 MB/s): a client that
+/// stops at its limit has cancelled long before (the cancellation takes the time of URLSession's queues, seconds on
+/// a loaded machine), while one that never stops still reaches any cap, only later.
 final class EndlessHTTPServer: Sendable {
     let port: UInt16
     let cap: Int
+    let fullSpeedBytes: Int
     private let listener: Int32
     private let sent = Locked(0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(cap: Int) throws {
+    init(cap: Int, fullSpeedBytes: Int = 32 << 20) throws {
         self.cap = cap
+        self.fullSpeedBytes = fullSpeedBytes
         #if canImport(Darwin)
             let listener = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -68,7 +74,10 @@ final class EndlessHTTPServer: Sendable {
         let header = Array("HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nConnection: close\r\n\r\n".utf8)
         guard transmit(header, on: connection) else { return }
         let chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while sent.withLock({ $0 }) < cap {
+        while true {
+            let sentSoFar = sent.withLock { $0 }
+            guard sentSoFar < cap else { return }
+            if sentSoFar >= fullSpeedBytes { usleep(1000) }
             guard transmit(chunk, on: connection) else { return }
             sent.withLock { $0 += chunk.count }
         }

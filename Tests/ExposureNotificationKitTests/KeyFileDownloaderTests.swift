@@ -124,7 +124,8 @@ struct KeyFileDownloaderStreamingTests {
     @Test("a download that never ends stops at the limit while streaming, as badFormat naming the URL")
     func endlessBodyStopsAtTheLimit() async throws {
         // The server's cap is far above what reaches the client before its cancellation lands (URLSession keeps
-        // reading while the cancellation travels to its queue: about 260 MB on loopback), and far below what a
+        // reading while the cancellation travels to its queue: about 260 MB on quiet loopback, over 1 GB on a loaded
+        // machine at full speed, so the server slows to about 64 MB/s after its first 32 MiB), and far below what a
         // whole-body download writes. Under the sanitizers (EN_TEST_REDUCED) URLSession's queues are slowed so much
         // that the cancellation can land after any cap loopback reaches first: there the cap is small and only the
         // client's side is checked (it fails at the limit, holding no more than it).
