@@ -69,9 +69,11 @@ struct ImportCommandTests {
         let bKey = try P256SigningKey()
         try await a.http.withRunningServer { port in
             let index = "http://127.0.0.1:\(port)/exposureKeyExport-US/index.txt"
-            for database in ["b.sqlite", "c.sqlite"] {
+            // D imports A's keys as travellers' keys.
+            for database in ["b.sqlite", "c.sqlite", "d.sqlite", "e.sqlite"] {
+                let traveler = database == "d.sqlite" || database == "e.sqlite" ? ["--import-traveler"] : []
                 let arguments =
-                    ["import"] + (try options(directory, signingKey: bKey, database: database)) + [
+                    ["import"] + (try options(directory, signingKey: bKey, database: database)) + traveler + [
                         "--import-name", "us", "--import-index", index, "--import-region", "US",
                         "--import-public-key", "310/v1=\(aKey)", "--now", "2026-05-09T07:00:00Z",
                     ]
@@ -112,6 +114,13 @@ struct ImportCommandTests {
         #expect(fromB.isSuperset(of: aKeys))
         let fromC = try await exportedKeys(directory, database: "c.sqlite", bKey: bKey, selection: [])
         #expect(fromC.isDisjoint(with: aKeys))
+        // Travellers' keys go into a CA file that includes travellers, unless their region is excluded.
+        let fromD = try await exportedKeys(
+            directory, database: "d.sqlite", bKey: bKey, selection: ["--include-travelers"])
+        #expect(fromD.isSuperset(of: aKeys))
+        let fromE = try await exportedKeys(
+            directory, database: "e.sqlite", bKey: bKey, selection: ["--include-travelers", "--exclude-region", "US"])
+        #expect(fromE.isDisjoint(with: aKeys))
     }
 
     @Test("`enserver serve --import-name` imports A's files on an interval")
