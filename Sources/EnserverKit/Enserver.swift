@@ -128,10 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var controlled: TestClock?
         if let testClock {
-            guard let start = RFC3339.date(from: testClock) else {
-                throw EnserverFailure("--test-clock \(testClock): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
-            }
-            controlled = TestClock(start: start)
+            controlled = TestClock(start: try OptionDate.date(testClock, option: "--test-clock"))
             logger.warning("running on a test clock that clients set: never use --test-clock in production")
         }
         let interval =
@@ -204,14 +201,7 @@ struct ExportCommand: AsyncParsableCommand {
     var now: String?
 
     func run() async throws {
-        var moment = Date()
-        if let now {
-            guard let date = RFC3339.date(from: now) else {
-                throw EnserverFailure("--now \(now): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
-            }
-            moment = date
-        }
-        let fixed = moment
+        let fixed = try now.map { try OptionDate.date($0, option: "--now") } ?? Date()
         let files = try await options.withServer(clock: { fixed }, logger: Logger(label: "enserver")) {
             exporter, _ in
             do throws(ENError) {

@@ -25,14 +25,7 @@ struct ImportCommand: AsyncParsableCommand {
     var now: String?
 
     func run() async throws {
-        var moment = Date()
-        if let now {
-            guard let date = RFC3339.date(from: now) else {
-                throw EnserverFailure("--now \(now): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
-            }
-            moment = date
-        }
-        let fixed = moment
+        let fixed = try now.map { try OptionDate.date($0, option: "--now") } ?? Date()
         guard let configuration = try importing.configuration(required: true) else { return }
         let result = try await options.withServer(clock: { fixed }, logger: Logger(label: "enserver")) {
             _, publish in

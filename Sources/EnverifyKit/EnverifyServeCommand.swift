@@ -97,10 +97,7 @@ struct EnverifyServeCommand: AsyncParsableCommand {
     /// - Throws: ``EnverifyFailure`` (exit 2) for a date that is not ISO 8601.
     func controlledClock() throws -> TestClock? {
         guard let testClock else { return nil }
-        guard let start = RFC3339.date(from: testClock) else {
-            throw EnverifyFailure("--test-clock \(testClock): want an ISO 8601 date such as 2026-11-24T12:00:00Z")
-        }
-        return TestClock(start: start)
+        return TestClock(start: try OptionDate.date(testClock, option: "--test-clock"))
     }
 
     /// The realm's settings from the options.

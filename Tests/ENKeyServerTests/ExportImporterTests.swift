@@ -201,11 +201,13 @@ struct ExportImporterTests {
             name: "a", indexURL: URL(string: "https://a.example/index.txt")!,
             exportRoot: URL(string: "https://a.example/exports/")!, region: "A", trustedKeys: [])
         #expect(
-            try configuration.fileURLs(index: " r/1.zip \n\nr/2.zip\n") == [
+            try configuration.fileURLs(index: Data(" r/1.zip \n\nr/2.zip\n".utf8)) == [
                 "https://a.example/exports/r/1.zip", "https://a.example/exports/r/2.zip",
             ])
         for index in ["../secret.zip", "/etc/passwd", "r/../../x.zip", "r/a b.zip", "r//x.zip"] {
-            let error = #expect(throws: ENError.self) { try configuration.fileURLs(index: "r/1.zip\n" + index) }
+            let error = #expect(throws: ENError.self) {
+                try configuration.fileURLs(index: Data(("r/1.zip\n" + index).utf8))
+            }
             #expect(error?.code == .badFormat)
             #expect(error?.context.index == 1)
         }

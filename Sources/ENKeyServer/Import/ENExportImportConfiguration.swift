@@ -92,29 +92,14 @@ public struct ENExportImportConfiguration: Sendable {
     }
 
     /// The URLs of the files `index` lists, as Google's `buildArchiveURLs` makes them
-    /// (`internal/exportimport/handle_schedule.go`): each line trimmed, blank lines dropped, joined to the export
-    /// root's path and cleaned. A name that would leave the export root (`..`) or is not a plain relative path is
-    /// refused.
+    /// (`internal/exportimport/handle_schedule.go`): each entry joined to the export root's path. The entries are
+    /// read as a phone reads them (`ExportIndex`): a name that is not a plain relative path to a `.zip` file (one
+    /// that would leave the export root included) refuses the index.
     ///
     /// - Throws: `ENError.Code.badFormat` naming the line.
-    func fileURLs(index: String) throws(ENError) -> [String] {
-        var urls: [String] = []
-        for (number, line) in index.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let name = line.trimmingCharacters(in: .whitespacesAndNewlines.union(.controlCharacters))
-            if name.isEmpty { continue }
-            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-            guard !name.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
-                name.unicodeScalars.allSatisfy({ $0.isASCII && !$0.properties.isWhitespace && $0 != "?" && $0 != "#" }
-                )
-            else {
-                throw ENError(
-                    .badFormat, "index.txt line \(number + 1) is not a relative file name: \(name.prefix(100))",
-                    context: .init(section: "index.txt", index: number))
-            }
-            var root = exportRoot.absoluteString
-            while root.hasSuffix("/") { root.removeLast() }
-            urls.append(root + "/" + name)
-        }
-        return urls
+    func fileURLs(index: Data) throws(ENError) -> [String] {
+        var root = exportRoot.absoluteString
+        while root.hasSuffix("/") { root.removeLast() }
+        return try ExportIndex.entries(in: index, source: indexURL.absoluteString).map { root + "/" + $0 }
     }
 }

@@ -81,11 +81,8 @@ public struct ENExportImporter: Sendable {
     ///   ``ENExportImportResult/failedFiles``.
     public func run() async throws(ENError) -> ENExportImportResult {
         try configuration.validate()
-        let indexData = try await fetch(configuration.indexURL, configuration.maximumIndexBytes)
-        guard let index = String(data: indexData, encoding: .utf8) else {
-            throw ENError(.badFormat, "\(configuration.indexURL.absoluteString) is not UTF-8 text")
-        }
-        let urls = try configuration.fileURLs(index: index)
+        let urls = try configuration.fileURLs(
+            index: try await fetch(configuration.indexURL, configuration.maximumIndexBytes))
         var result = ENExportImportResult()
         (result.newFiles, result.closedFiles) = try await storage.scheduleImportFiles(
             configuration.name, files: urls, at: clock())

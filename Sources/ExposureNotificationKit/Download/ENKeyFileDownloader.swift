@@ -1,5 +1,6 @@
 internal import ENBoundedFetch
 public import ENCore
+internal import ENExportFormat
 public import Foundation
 
 #if canImport(FoundationNetworking)
@@ -68,7 +69,7 @@ public struct ENKeyFileDownloader: Sendable {
     ///   `..`, characters outside letters, digits and `-_./`), and for an index over ``maximumIndexBytes``.
     public func entries() async throws(ENError) -> [String] {
         let data = try await fetch(indexURL, maximumIndexBytes)
-        return try Self.entries(in: data, source: indexURL.absoluteString)
+        return try ExportIndex.entries(in: data, source: indexURL.absoluteString)
     }
 
     /// Downloads the files listed after `lastEntry` (all of them when `nil`) into `directory` (created if needed),
@@ -97,38 +98,6 @@ public struct ENKeyFileDownloader: Sendable {
             urls.append(url)
         }
         return ENKeyFileDownload(entries: new, fileURLs: urls, lastEntry: new.last ?? lastEntry)
-    }
-
-    /// The entries of an index's bytes.
-    static func entries(in data: Data, source: String) throws(ENError) -> [String] {
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ENError(.badFormat, "the index is not UTF-8 text", context: .init(file: source))
-        }
-        var entries: [String] = []
-        var names = Set<String>()
-        for (line, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let entry = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            if entry.isEmpty { continue }
-            let allowed = entry.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2D
-                    || byte == 0x5F || byte == 0x2E || byte == 0x2F
-            }
-            let components = entry.split(separator: "/", omittingEmptySubsequences: false)
-            guard allowed, !entry.hasPrefix("/"), entry.lowercased().hasSuffix(".zip"),
-                !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
-            else {
-                throw ENError(
-                    .badFormat, "an index entry must be a relative path to a .zip file: \(entry.prefix(100))",
-                    context: .init(file: source, index: line))
-            }
-            guard names.insert(String(components.last!)).inserted else {
-                throw ENError(
-                    .badFormat, "the index lists the file name \(components.last!) twice",
-                    context: .init(file: source, index: line))
-            }
-            entries.append(entry)
-        }
-        return entries
     }
 
     /// Fetches with `session`'s configuration, streaming: the transfer stops as soon as the body goes over the
