@@ -40,15 +40,6 @@ extension ENKeyServerSQLiteStore: ENKeyServerImportStorage {
         }
     }
 
-    /// The open files of an import due at `date`, in discovery order.
-    public func importFilesDue(_ importName: String, retryInterval: TimeInterval, at date: Date) async throws(ENError)
-        -> [ENKeyServerImportFile]
-    {
-        try await importFiles(importName).filter {
-            $0.status == .open && $0.discoveredAt.addingTimeInterval(Double($0.retries) * retryInterval) <= date
-        }
-    }
-
     /// Marks a file imported, or counts a failed try.
     public func finishImportFile(_ importName: String, file: String, imported: Bool, at date: Date)
         async throws(ENError)

@@ -12,16 +12,23 @@ public protocol ENKeyServerImportStorage: Sendable {
         new: Int, closed: Int
     )
 
-    /// The open files of import `importName` due at `date`: never tried, or tried `retries` times and discovered at
-    /// least `retries × retryInterval` ago (Google's `ImportFile.ShouldTry`), in discovery order.
-    func importFilesDue(_ importName: String, retryInterval: TimeInterval, at date: Date) async throws(ENError)
-        -> [ENKeyServerImportFile]
-
     /// Marks a file imported, or counts a failed try (it stays open and is tried again later).
     func finishImportFile(_ importName: String, file: String, imported: Bool, at date: Date) async throws(ENError)
 
     /// Every file of import `importName`, in discovery order.
     func importFiles(_ importName: String) async throws(ENError) -> [ENKeyServerImportFile]
+}
+
+extension ENKeyServerImportStorage {
+    /// The open files of import `importName` due at `date`: never tried, or tried `retries` times and discovered at
+    /// least `retries × retryInterval` ago (Google's `ImportFile.ShouldTry`), in discovery order.
+    public func importFilesDue(_ importName: String, retryInterval: TimeInterval, at date: Date) async throws(ENError)
+        -> [ENKeyServerImportFile]
+    {
+        try await importFiles(importName).filter {
+            $0.status == .open && $0.discoveredAt.addingTimeInterval(Double($0.retries) * retryInterval) <= date
+        }
+    }
 }
 
 /// A file an import found in another server's `index.txt` (Google's `ImportFile`).
