@@ -276,7 +276,7 @@ let package = Package(
             dependencies: [
                 "ENCore", "ENCrypto", "ENExportFormat", "ENHTTPServer", "ENKeyServer", "ENKeyServerSQLite",
                 "ENKeyServerPostgres", "ENSimulator", "EnserverKit", "ENTestSupport", "ExposureNotificationKit",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "ExposureNotificationKitTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),

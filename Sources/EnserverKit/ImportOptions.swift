@@ -31,6 +31,13 @@ struct ImportOptions: ParsableArguments {
             """)
     var importPublicKey: [String] = []
 
+    @Option(
+        help: """
+            KEY-ID/KEY-VERSION=DATE: the --import-public-key of that id and version is trusted until DATE (ISO 8601, \
+            exclusive), the end of the other server's key rotation; repeat for several.
+            """)
+    var importPublicKeyThru: [String] = []
+
     @Option(help: "How long after each failed try a file is tried again (Google: 6h).")
     var importRetry: String = "6h"
 
@@ -43,7 +50,7 @@ struct ImportOptions: ParsableArguments {
         guard let importName else {
             if required { throw EnserverFailure("--import-name is required") }
             if importIndex != nil || importRegion != nil || !importPublicKey.isEmpty || importRoot != nil
-                || importTraveler
+                || importTraveler || !importPublicKeyThru.isEmpty
             {
                 throw EnserverFailure("the --import-* options need --import-name")
             }
@@ -71,7 +78,8 @@ struct ImportOptions: ParsableArguments {
             root = url
         }
         let retry = try OptionDuration.seconds(importRetry, option: "--import-retry")
-        var keys: [ENExportVerificationKey] = []
+        var thru = try publicKeysThru()
+        var keys: [ENExportImportPublicKey] = []
         for spec in importPublicKey {
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
             let names = parts.first?.split(separator: "/", omittingEmptySubsequences: false).map(String.init) ?? []
@@ -85,12 +93,15 @@ struct ImportOptions: ParsableArguments {
                 throw EnserverFailure("--import-public-key \(spec): cannot read \(parts[1])")
             }
             do {
-                keys.append(
-                    ENExportVerificationKey(
-                        keyID: names[0], keyVersion: names[1], publicKey: try P256VerifyingKey(pemRepresentation: pem)))
+                let key = ENExportVerificationKey(
+                    keyID: names[0], keyVersion: names[1], publicKey: try P256VerifyingKey(pemRepresentation: pem))
+                keys.append(ENExportImportPublicKey(key, thru: thru.removeValue(forKey: parts[0])))
             } catch {
                 throw EnserverFailure("--import-public-key \(spec): \(error.reason)")
             }
+        }
+        if let name = thru.keys.sorted().first {
+            throw EnserverFailure("--import-public-key-thru \(name): no --import-public-key \(name)=PEM-FILE")
         }
         let configuration = ENExportImportConfiguration(
             name: importName, indexURL: index, exportRoot: root, region: importRegion, traveler: importTraveler,
@@ -110,5 +121,24 @@ struct ImportOptions: ParsableArguments {
             throw EnserverFailure("\(option): \(error.reason)")
         }
         return configuration
+    }
+
+    /// `--import-public-key-thru`: each KEY-ID/KEY-VERSION's date.
+    ///
+    /// - Throws: `EnserverFailure` (exit 2) for a value that is not `KEY-ID/KEY-VERSION=DATE` or names a key twice.
+    func publicKeysThru() throws(EnserverFailure) -> [String: Date] {
+        var thru: [String: Date] = [:]
+        for spec in importPublicKeyThru {
+            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+            let names = parts.first?.split(separator: "/", omittingEmptySubsequences: false) ?? []
+            guard parts.count == 2, names.count == 2, !names[0].isEmpty, !names[1].isEmpty else {
+                throw EnserverFailure("--import-public-key-thru \(spec): want KEY-ID/KEY-VERSION=DATE")
+            }
+            guard thru[parts[0]] == nil else {
+                throw EnserverFailure("--import-public-key-thru \(spec): \(parts[0]) is given twice")
+            }
+            thru[parts[0]] = try OptionDate.date(parts[1], option: "--import-public-key-thru")
+        }
+        return thru
     }
 }

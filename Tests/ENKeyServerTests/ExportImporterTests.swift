@@ -49,7 +49,8 @@ struct ExportImporterTests {
                 name: name, indexURL: Self.root.appendingPathComponent("index.txt"), exportRoot: Self.root,
                 region: "A", traveler: traveler,
                 trustedKeys: [
-                    ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: try a.signingKey.publicKey)
+                    ENExportImportPublicKey(
+                        ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: try a.signingKey.publicKey))
                 ])
         }
     }
@@ -97,6 +98,39 @@ struct ExportImporterTests {
             #expect(next.newFiles == 1 && next.importedFiles == [Source.root.absoluteString + "/" + second[0].name])
             #expect(try await stores[0].importFiles("a").map(\.status) == [.complete, .complete])
         }
+    }
+
+    @Test(
+        "a public key is trusted until its thru (Google's AllowedKeys); after it, a file signed by it alone is refused")
+    func publicKeyThru() async throws {
+        let clock = TestClock()
+        let source = try Source(clock: clock)
+        try await source.a.server.postDiagnosisKeys((1...3).map { makeKey($0, start: today.adding(-144)) })
+        #expect(try await source.a.server.publish().count == 1)
+        let store = try ENKeyServerSQLiteStore(clock: { clock.now })
+        let aKey = try source.configuration().trustedKeys[0].verificationKey
+        let newKey = ENExportVerificationKey(keyID: "310", keyVersion: "v2", publicKey: try P256SigningKey().publicKey)
+        func run(_ name: String, _ keys: [ENExportImportPublicKey]) async throws -> ENExportImportResult {
+            var configuration = try source.configuration(name: name)
+            configuration.trustedKeys = keys
+            return try await ENExportImporter(
+                storage: store, configuration: configuration, clock: { clock.now }, fetch: source.fetch
+            ).run()
+        }
+        // Trusted for another hour: imported.
+        let trusted = try await run("a", [ENExportImportPublicKey(aKey, thru: clock.now.addingTimeInterval(3600))])
+        #expect(trusted.importedFiles.count == 1 && trusted.failedFiles.isEmpty)
+        #expect(try await store.storedKeys(withKeyData: (1...3).map(TestKeys.keyData)).count == 3)
+        // Its thru now (exclusive), beside the rotation's new key: no signature verifies.
+        let rotated = try await run(
+            "b", [ENExportImportPublicKey(aKey, thru: clock.now), ENExportImportPublicKey(newKey)])
+        #expect(rotated.importedFiles.isEmpty && rotated.failedFiles.count == 1)
+        #expect(rotated.failedFiles.first?.error.reason.contains("no signature verifies") == true)
+        // Every key's thru passed: the file is refused, naming why, and stays open.
+        let expired = try await run("c", [ENExportImportPublicKey(aKey, thru: clock.now.addingTimeInterval(-1))])
+        #expect(expired.failedFiles.first?.error.reason.contains("no public key of the import is trusted") == true)
+        #expect(try await store.importFiles("c").map(\.status) == [.open])
+        #expect(ENExportImportPublicKey(aKey).isTrusted(at: .distantFuture))
     }
 
     @Test(

@@ -5,7 +5,10 @@ import ENExportFormat
 import ENHTTPServer
 import ENKeyServer
 import ENKeyServerSQLite
+import ENSimulator
 import ENTestSupport
+import ExposureNotificationKit
+import ExposureNotificationKitTesting
 import Foundation
 import Testing
 
@@ -123,6 +126,77 @@ struct ImportCommandTests {
         #expect(fromE.isDisjoint(with: aKeys))
     }
 
+    @Test("a phone trusting only B's key is notified of an exposure to a key first published to A")
+    func phoneTrustingBDetectsAKeyPublishedToA() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // The day before A's clock, the user's phone hears the patient's phone for 20 minutes.
+        let encounter = startDate.addingTimeInterval(-15 * 3_600)
+        let (patientClock, userClock) = (ENVirtualClock(encounter), ENVirtualClock(encounter))
+        let patientRadio = ENEther().radio(for: "patient")
+        let userRadio = ENEther().radio(for: "user")
+        func enabledPhone(_ radio: ENEtherRadio, _ clock: ENVirtualClock, trusting: [ENExportVerificationKey])
+            async throws -> ENManager
+        {
+            let manager = ENManager(
+                environment: ENEnvironment(
+                    consent: ENFixedConsent(true), radio: radio, clock: clock, trustedKeys: trusting,
+                    scheduler: ENManualScheduler()))
+            try await manager.activate()
+            try await manager.setExposureNotificationEnabled(true)
+            return manager
+        }
+        let bKey = try P256SigningKey()
+        let patient = try await enabledPhone(patientRadio, patientClock, trusting: [])
+        let user = try await enabledPhone(
+            userRadio, userClock,
+            trusting: [ENExportVerificationKey(keyID: "302", keyVersion: "v1", publicKey: try bKey.publicKey)])
+        for minute in stride(from: 0, through: 20, by: 4) {
+            let moment = encounter.addingTimeInterval(TimeInterval(minute * 60))
+            let advertisement = try patientRadio.advertisement(at: moment)
+            _ = userRadio.hear(ENSighting(rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: -60))
+        }
+        // The patient's keys go to A (region US), which exports them; B (region CA) imports A's files and exports
+        // them because US is one of its input regions.
+        patientClock.set(encounter.addingTimeInterval(3_600))
+        let keys = try await patient.getDiagnosisKeys()
+        #expect(!keys.isEmpty)
+        let a = try ServerUnderTest()
+        let body = PublishRequestBody(keys: keys, healthAuthorityID: "com.example.app").json
+        #expect(try await a.live { client in try await client.publish(body) }.status == 200)
+        a.clock.advance(hours: 6)
+        #expect(try await a.server.publish().count == 1)
+        let aKey = directory.path("a-public.pem")
+        try (try a.signingKey.publicKey).pemRepresentation.write(toFile: aKey, atomically: true, encoding: .utf8)
+        try await a.http.withRunningServer { port in
+            try await runEnserver(
+                ["import"] + (try options(directory, signingKey: bKey)) + [
+                    "--import-name", "us", "--import-index", "http://127.0.0.1:\(port)/exposureKeyExport-US/index.txt",
+                    "--import-region", "US", "--import-public-key", "310/v1=\(aKey)", "--now", "2026-05-09T07:00:00Z",
+                ])
+        }
+        let fromB = try await exportedKeys(
+            directory, database: "b.sqlite", bKey: bKey, selection: ["--input-region", "CA", "--input-region", "US"])
+        #expect(fromB.isSuperset(of: keys.map(\.keyData)))
+        let exports = directory.url.appendingPathComponent("exports-b.sqlite")
+        let index = try String(contentsOf: exports.appendingPathComponent("index.txt"), encoding: .utf8)
+        let urls = index.split(separator: "\n").map { exports.appendingPathComponent(String($0)) }
+
+        // The user's phone, trusting only B's key, downloads B's files and is notified.
+        userClock.set(startDate.addingTimeInterval(12 * 3_600))
+        var configuration = ENExposureConfiguration()
+        configuration.infectiousnessByDaysSinceOnsetOfSymptoms = Dictionary(
+            uniqueKeysWithValues: ((-14...14).map { ($0, ENInfectiousness.standard) })
+                + [(ENDaysSinceOnsetOfSymptomsUnknown, .standard)])
+        let summary = try await user.detectExposures(configuration: configuration, diagnosisKeyURLs: urls)
+        let windows = try await user.getExposureWindows(summary: summary)
+        #expect(!windows.isEmpty)
+        #expect(!summary.daySummaries.isEmpty)
+        #expect(
+            Set(windows.map { ENIntervalNumber(date: $0.date).rollingStart })
+                == [ENIntervalNumber(date: encounter).rollingStart])
+    }
+
     @Test("`enserver serve --import-name` imports A's files on an interval")
     func serveImportsOnAnInterval() async throws {
         let directory = try TemporaryDirectory()
@@ -188,5 +262,24 @@ struct ImportCommandTests {
             ["--import-name", "us", "--import-index", "http://127.0.0.1:9/index.txt", "--import-region", "U S"] + key,
             mentioning: "--import-region")
         await expectFailure(good + key + ["--import-retry", "soon"], mentioning: "--import-retry")
+        await expectFailure(
+            good + key + ["--import-public-key-thru", "310/v1"], mentioning: "KEY-ID/KEY-VERSION=DATE")
+        await expectFailure(
+            good + key + ["--import-public-key-thru", "310/v1=tomorrow"], mentioning: "--import-public-key-thru")
+        await expectFailure(
+            good + key + ["--import-public-key-thru", "310/v2=2026-06-01T00:00:00Z"],
+            mentioning: "no --import-public-key 310/v2")
+        await expectFailure(
+            good + key + [
+                "--import-public-key-thru", "310/v1=2026-06-01T00:00:00Z", "--import-public-key-thru",
+                "310/v1=2026-07-01T00:00:00Z",
+            ], mentioning: "given twice")
+        // The date reaches the key's configuration (what the importer then does with it: ExportImporterTests).
+        let parsed = try ImportOptions.parse(
+            good + key + ["--import-public-key-thru", "310/v1=2026-06-01T00:00:00Z"]
+        ).configuration(required: true)
+        let thru = try #require(parsed?.trustedKeys.first?.thru)
+        #expect(thru == Date(timeIntervalSince1970: 1_780_272_000))
+        await expectFailure(["--import-public-key-thru", "310/v1=2026-06-01T00:00:00Z"], mentioning: "--import-name")
     }
 }

@@ -31,7 +31,10 @@ struct DetectionScenario {
     /// The time of the encounter: `testStart` (2020-04-02 10:00 UTC).
     static let encounterStart = testStart
 
-    init(apiVersion: ENAPIVersion = .version2, limits: ENLimits = ENLimits(), trusted: Bool = true) async throws {
+    init(
+        apiVersion: ENAPIVersion = .version2, limits: ENLimits = ENLimits(), trusted: Bool = true,
+        signatureRule: ENExportVerifier.Rule = .firstSignature
+    ) async throws {
         signingKey = try P256SigningKey()
         directory = try TemporaryDirectory(prefix: "DetectionTests")
         var environment = me.environment(apiVersion: apiVersion, storeLocation: .directory(directory.url))
@@ -40,6 +43,7 @@ struct DetectionScenario {
             ? [ENExportVerificationKey(keyID: "310", keyVersion: "v1", publicKey: try signingKey.publicKey)] : []
         environment.notifications = notifications
         environment.limits = limits
+        environment.signatureRule = signatureRule
         self.environment = environment
         manager = ENManager(environment: environment)
         manager.dispatchQueue = DispatchQueue(label: "DetectionScenario")

@@ -1,5 +1,5 @@
 public import ENCore
-public import ENExportFormat
+internal import ENExportFormat
 public import Foundation
 
 /// What an ``ENExportImporter`` imports: another key server's `index.txt`, the keys that sign its files, and the
@@ -19,8 +19,9 @@ public struct ENExportImportConfiguration: Sendable {
     /// Whether the imported keys count as travellers' (Google's `Traveler`).
     public var traveler: Bool
     /// The keys that sign the other server's files; a file is imported when one of its signatures verifies with one
-    /// of them (Google's `ImportFilePublicKey`s), and refused whole otherwise.
-    public var trustedKeys: [ENExportVerificationKey]
+    /// of those trusted at the moment of the import (Google's `ImportFilePublicKey`s and `AllowedKeys`), and refused
+    /// whole otherwise.
+    public var trustedKeys: [ENExportImportPublicKey]
     /// How long after each failed try a file is tried again, counted from its discovery (Google's
     /// `IMPORT_RETRY_RATE`, 6 h).
     public var retryInterval: TimeInterval
@@ -41,7 +42,7 @@ public struct ENExportImportConfiguration: Sendable {
     /// Creates a configuration with Google's defaults.
     public init(
         name: String, indexURL: URL, exportRoot: URL, region: String, traveler: Bool = false,
-        trustedKeys: [ENExportVerificationKey], retryInterval: TimeInterval = 6 * 3600,
+        trustedKeys: [ENExportImportPublicKey], retryInterval: TimeInterval = 6 * 3600,
         backfillReportType: ENDiagnosisReportType = .confirmedTest, backfillDaysSinceOnset: Int? = 10,
         maximumSymptomOnsetDays: Int = 14, truncateWindow: TimeInterval = 3600, maximumIndexBytes: Int = 1 << 20,
         maximumFileBytes: Int = 64 << 20
@@ -89,6 +90,20 @@ public struct ENExportImportConfiguration: Sendable {
             throw .badParameter(
                 "the retry interval and the truncate window must be positive", context: .init(field: "retryInterval"))
         }
+    }
+
+    /// The keys trusted at `date`, as Google's `AllowedKeys` lists them (the latest `thru` first; keys without one
+    /// first of all).
+    ///
+    /// - Throws: `ENError.Code.badParameter` when no key is trusted any more at `date`.
+    func verificationKeys(at date: Date) throws(ENError) -> [ENExportVerificationKey] {
+        let trusted = trustedKeys.filter { $0.isTrusted(at: date) }
+        guard !trusted.isEmpty else {
+            throw .badParameter(
+                "no public key of the import is trusted at \(date.ISO8601Format()): every one's thru has passed",
+                context: .init(field: "trustedKeys"))
+        }
+        return trusted.map(\.verificationKey)
     }
 
     /// The URLs of the files `index` lists, as Google's `buildArchiveURLs` makes them

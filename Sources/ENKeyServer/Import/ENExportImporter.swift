@@ -111,7 +111,8 @@ public struct ENExportImporter: Sendable {
         let export: ENKeyExport
         do throws(ENError) {
             let archive = try ENExportArchive(data: data)
-            let verifier = ENExportVerifier(trustedKeys: configuration.trustedKeys, rule: .anyTrustedSignature)
+            let verifier = ENExportVerifier(
+                trustedKeys: try configuration.verificationKeys(at: clock()), rule: .anyTrustedSignature)
             let verification = try verifier.verify(archive)
             guard verification.isVerified else {
                 throw ENError(.badFormat, "no signature verifies with the import's public keys: \(verification)")

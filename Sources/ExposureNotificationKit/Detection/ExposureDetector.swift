@@ -195,7 +195,7 @@ struct ExposureDetector: Sendable {
     private func startVerification(
         _ files: [DiagnosisKeyFile], run: VerificationRun, stager: KeyFileStager, cached: Set<Data>
     ) {
-        let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys)
+        let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys, rule: environment.signatureRule)
         let threads = max(1, min(files.count, Self.matchingThreadCount(environment.limits)))
         let detector = self
         let thread = Thread {

@@ -42,6 +42,13 @@ public struct ENEnvironment: Sendable {
     public var storeKeyProvider: (any ENStoreKeyProvider)?
     /// The keys whose signatures make a key file trusted, by key id and key version (iOS's allow-list).
     public var trustedKeys: [ENExportVerificationKey]
+    /// Which signatures of a key file decide whether it is trusted: iOS's rule, the first signature alone
+    /// (`.firstSignature`, the default), or Android's, any signature by a trusted key (`.anyTrustedSignature`).
+    ///
+    /// While a health authority rotates its signing key, its files carry the new key's signature first and the old
+    /// key's second. With iOS's rule a phone needs the new key in ``trustedKeys`` to verify them; with Android's,
+    /// a phone that still trusts only the old key verifies them too.
+    public var signatureRule: ENExportVerifier.Rule
     /// The app's region (an ISO 3166 country code or a server's region string), as the health authority's
     /// configuration gives it.
     public var region: String?
@@ -68,7 +75,7 @@ public struct ENEnvironment: Sendable {
 
     /// Creates an environment; every part has a default that runs without a device (a user who declines every
     /// prompt, a silent radio, the system clock, state in memory, no trusted keys, API version 2, the Exposure
-    /// Notification entitlement only).
+    /// Notification entitlement only, iOS's signature rule).
     public init(
         consent: any ENConsentProvider = DecliningConsent(),
         radio: any ENRadio = SilentRadio(),
@@ -82,7 +89,8 @@ public struct ENEnvironment: Sendable {
         notifications: any ENNotificationSink = ENDiscardingNotificationSink(),
         scheduler: any ENScheduler = ENDispatchScheduler(),
         travelStatus: (@Sendable () async -> Bool)? = nil,
-        limits: ENLimits = ENLimits()
+        limits: ENLimits = ENLimits(),
+        signatureRule: ENExportVerifier.Rule = .firstSignature
     ) {
         self.consent = consent
         self.radio = radio
@@ -97,6 +105,7 @@ public struct ENEnvironment: Sendable {
         self.scheduler = scheduler
         self.travelStatus = travelStatus
         self.limits = limits
+        self.signatureRule = signatureRule
     }
 
     private static let shared = Locked(ENEnvironment())

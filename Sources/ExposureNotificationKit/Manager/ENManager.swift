@@ -359,7 +359,7 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
     ///
     /// The files are zips holding `export.bin` and `export.sig`, or `.bin` and `.sig` files passed as pairs
     /// with the same base name. Every file is verified against ``ENEnvironment/trustedKeys`` before any key is
-    /// used (the first signature decides, as on iOS); the same `export.bin` given twice, or already cached,
+    /// used (by ``ENEnvironment/signatureRule``: the first signature decides by default, as on iOS); the same `export.bin` given twice, or already cached,
     /// counts once. Then the keys of the new files and of the files cached in the last 14 days are streamed
     /// into the matcher against the retained sightings, and scored by the API version: version 1 fills the
     /// summary's version 1 properties and keeps the `ENExposureInfo`s for ``getExposureInfo(summary:userExplanation:)``;
