@@ -158,7 +158,8 @@ public final class ENSQLiteDatabase: Sendable {
     /// The page size of in-memory databases.
     package static let inMemoryPageSize = 1024
 
-    /// Checks an existing file without writing to it.
+    /// Checks an existing file without writing to it (but for rolling back the transaction a crash left in a hot
+    /// rollback journal).
     ///
     /// - Returns: whether the file holds a database not yet in write-ahead-log mode.
     private static func validateExistingFile(
@@ -170,7 +171,12 @@ public final class ENSQLiteDatabase: Sendable {
         let header = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 20) } ?? Data()
         let inWALMode = header.count == 20 && header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
         var configuration = Configuration()
-        configuration.readonly = true
+        // A process killed in a transaction before the file was in write-ahead-log mode (its first open, say)
+        // leaves a hot rollback journal. A read-only connection cannot roll it back (SQLITE_READONLY_ROLLBACK:
+        // "attempt to write a readonly database"), so then the check reads through a writable one, and SQLite rolls
+        // the journal back before the first read: the file is as it was before that transaction, which is what
+        // the journal is for.
+        configuration.readonly = !FileManager.default.fileExists(atPath: path + "-journal")
         configuration.busyMode = .timeout(10)
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)

@@ -181,4 +181,46 @@ struct BadInputTests {
         let rows = try reopened.read { db in try Row.fetchAll(db, sql: "SELECT id, name FROM t") }
         #expect(rows.count == 1 && rows[0]["id"] == 7)
     }
+
+    /// A process killed in a transaction on a file not yet in write-ahead-log mode (a store's first open) leaves a
+    /// hot rollback journal, which a read-only connection cannot roll back: the file still opens, as it was before
+    /// that transaction. The crash is the file and its journal copied while the transaction is open.
+    @Test func aHotRollbackJournalLeftByACrashIsRolledBack() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (path, crashed) = (directory.path("live.sqlite"), directory.path("crashed.sqlite"))
+        let migration: SQLiteSchema.Migration = (
+            "t-v1", { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, data BLOB)") }
+        )
+        let schema = SQLiteSchema(kind: "TestStore", signatureTable: "t", migrations: [migration])
+        let queue = try DatabaseQueue(path: path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration(migration.identifier, migrate: migration.migrate)
+        try migrator.migrate(queue)
+        try queue.write { db in try db.execute(sql: "INSERT INTO t (id) VALUES (7)") }
+        try queue.inDatabase { db in
+            // A tiny page cache: the transaction's pages spill into the file, their old contents into the journal.
+            try db.execute(sql: "PRAGMA cache_size = 1")
+            try db.inTransaction {
+                for id in 100..<2_100 {
+                    try db.execute(sql: "INSERT INTO t (id, data) VALUES (?, randomblob(1000))", arguments: [id])
+                }
+                for suffix in ["", "-journal"] {
+                    try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+                }
+                return .rollback
+            }
+        }
+        try queue.close()
+        let journal = try Data(contentsOf: URL(fileURLWithPath: crashed + "-journal"))
+        #expect(!journal.isEmpty, "the crash left a journal")
+
+        let database = try ENSQLiteDatabase(path: crashed, schema: schema)
+        try database.close()
+        let reopened = try DatabaseQueue(path: crashed)
+        defer { try? reopened.close() }
+        #expect(try reopened.read { db in try Int.fetchAll(db, sql: "SELECT id FROM t") } == [7])
+        let integrity = try reopened.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        #expect(integrity == ["ok"])
+    }
 }

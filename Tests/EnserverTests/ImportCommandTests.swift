@@ -230,6 +230,75 @@ struct ImportCommandTests {
         #expect(failure?.message.contains("need --import-name") == true)
     }
 
+    @Test(
+        "kill -9 of `enserver import` at any moment: a file recorded as imported has all its keys; a rerun imports the rest once",
+        .enabled(if: ExternalTool.enserver.isAvailable))
+    func killDuringAnImport() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let aKey = try P256SigningKey()
+        let files = try await signedExportFiles(rounds: 6, signingKey: aKey)
+        try #require(files.count >= 6)
+        let root = "exposureKeyExport-US"
+        let server = StaticFileServer(delay: .milliseconds(40))
+        for file in files { server.set("\(root)/\(file.name)", file.data) }
+        server.set("\(root)/index.txt", Data(files.map { "\(root)/\($0.name)" }.joined(separator: "\n").utf8))
+        let keysByFile = try Dictionary(
+            uniqueKeysWithValues: files.map {
+                ($0.name, try ENExportArchive(data: $0.data).keyExport().keys.map(\.keyData))
+            })
+        let allKeys = Set(keysByFile.values.joined())
+        let publicKey = directory.path("a-public.pem")
+        try (try aKey.publicKey).pemRepresentation.write(toFile: publicKey, atomically: true, encoding: .utf8)
+        let bKey = try P256SigningKey()
+        let enserver = try #require(ExternalTool.enserver.path)
+        try await server.withRunning { url in
+            var random = SeededRandomNumberGenerator(seed: 38)
+            var interrupted = 0
+            for round in 0..<8 {
+                let database = "killed-\(round).sqlite"
+                let arguments =
+                    ["import"] + (try options(directory, signingKey: bKey, database: database)) + [
+                        "--import-name", "us", "--import-index", "\(url.absoluteString)/\(root)/index.txt",
+                        "--import-region", "US", "--import-public-key", "310/v1=\(publicKey)", "--now",
+                        "2026-05-10T14:00:00Z",
+                    ]
+                let child = try ChildProcess(enserver, arguments)
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0..<600, using: &random)))
+                child.send(SIGKILL)
+                _ = await child.waitForExit()
+                // Whatever the moment: the store is whole, and every file recorded as imported has all its keys.
+                let store = try ENKeyServerSQLiteStore(path: directory.path(database))
+                try store.checkIntegrity()
+                let recorded = try await store.importFiles("us")
+                for file in recorded where file.status == .complete {
+                    let name = String(file.url.split(separator: "/").last ?? "")
+                    let keys = try #require(keysByFile[name])
+                    #expect(
+                        try await store.storedKeys(withKeyData: keys).count == keys.count,
+                        "round \(round): \(name) is recorded as imported without all its keys")
+                }
+                if recorded.count < files.count || recorded.contains(where: { $0.status != .complete }) {
+                    interrupted += 1
+                }
+                try store.close()
+                // A run to its end imports the rest: every key once, every file recorded as imported once.
+                let outcome = try ChildProcess.run(enserver, arguments, timeout: .seconds(300))
+                #expect(
+                    outcome.termination.exitStatus == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")
+                let after = try ENKeyServerSQLiteStore(path: directory.path(database))
+                let stored = try await after.storedKeys(withKeyData: Array(allKeys))
+                #expect(stored.count == allKeys.count, "round \(round)")
+                #expect(stored.allSatisfy { $0.origin == ENKeyServerKeyOrigin(regions: ["US"], importName: "us") })
+                let imported = try await after.importFiles("us")
+                #expect(imported.count == files.count && imported.allSatisfy { $0.status == .complete })
+                try after.close()
+            }
+            // Some kills did land in the middle of an import.
+            #expect(interrupted > 0)
+        }
+    }
+
     @Test("bad import options exit 2 naming the option")
     func badOptions() async throws {
         let directory = try TemporaryDirectory()
