@@ -160,7 +160,8 @@ extension EnserverOptions {
             try ENKeyServerExportGroup.validate(configurations)
         } catch {
             let index = error.context.index ?? 0
-            let source = index == 0 ? "the export options" : "\(ExportConfigurationFile.option) \(exportConfig[index - 1])"
+            let source =
+                index == 0 ? "the export options" : "\(ExportConfigurationFile.option) \(exportConfig[index - 1])"
             throw EnserverFailure("\(source): \(error.reason)")
         }
         return configurations

@@ -119,7 +119,8 @@ struct ExportConfigurationsTests {
             // A new key goes into the next batch of every configuration that selects it, once.
             let late = makeKey(50, start: today.adding(-144))
             try await Self.insert(
-                [late], [ENKeyServerKeyOrigin(regions: ["US"])], into: store, arrival: clock.now.addingTimeInterval(-60))
+                [late], [ENKeyServerKeyOrigin(regions: ["US"])], into: store, arrival: clock.now.addingTimeInterval(-60)
+            )
             clock.advance(by: 3600)
             let next = try await group.publish()
             for (configuration, _) in setup {
@@ -132,8 +133,9 @@ struct ExportConfigurationsTests {
 
     /// A key committed after a batch read the keys (on PostgreSQL, commits land out of id order) has no export mark
     /// and is exported by the next batch of each configuration, however old its arrival.
-    @Test("a key stored late, dated before the last batch, goes into each configuration's next batch",
-          arguments: StorageKind.available)
+    @Test(
+        "a key stored late, dated before the last batch, goes into each configuration's next batch",
+        arguments: StorageKind.available)
     func aLateKeyIsStillExportedByEveryConfiguration(kind: StorageKind) async throws {
         let clock = TestClock()
         try await kind.with(clock: clock) { stores in

@@ -159,7 +159,8 @@ struct KeyServerMigrationTests {
             storage: store,
             configurations: [
                 ENKeyServerConfiguration(region: "US", signers: [signer], padding: nil),
-                ENKeyServerConfiguration(region: "US", signers: [signer], padding: nil, exportRoot: "new", exportName: "new"),
+                ENKeyServerConfiguration(
+                    region: "US", signers: [signer], padding: nil, exportRoot: "new", exportName: "new"),
             ],
             clock: { referenceDate })
         let published = try await group.publish()

@@ -19,7 +19,9 @@ extension ENKeyServerConfiguration {
         }
         try selection.validate()
         guard exportName.utf8.count <= 64,
-            exportName.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+            exportName.utf8.allSatisfy({
+                $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            })
         else {
             throw .badParameter(
                 "an export name has at most 64 letters, digits, '.', '_' or '-', got \(exportName)",

@@ -52,7 +52,8 @@ public struct ENKeyServerExportGroup: Sendable {
     /// - Throws: `ENError.Code.badParameter`, as the initialiser throws.
     public static func validate(_ configurations: [ENKeyServerConfiguration]) throws(ENError) {
         guard let first = configurations.first else {
-            throw .badParameter("an export group needs at least one configuration", context: .init(field: "configurations"))
+            throw .badParameter(
+                "an export group needs at least one configuration", context: .init(field: "configurations"))
         }
         var names = Set<String>()
         var roots = Set<String>()

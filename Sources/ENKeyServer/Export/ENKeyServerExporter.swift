@@ -77,14 +77,17 @@ public struct ENKeyServerExporter: Sendable {
     /// retention period.
     public func files(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
         let cutoff = ExportBatchWindow.unixSeconds(retentionCutoff)
-        return try await storage.exportFiles(of: configuration.exportName, startingAt: index).filter { $0.endTimestamp > cutoff }
+        return try await storage.exportFiles(of: configuration.exportName, startingAt: index).filter {
+            $0.endTimestamp > cutoff
+        }
     }
 
     /// Google's `index.txt`: the names of the files of batches that started in the retention period, with the
     /// ``ENKeyServerConfiguration/exportRoot`` prefix (`ROOT/NAME`), sorted, joined with `"\n"`, no trailing
     /// newline (empty when there is no file).
     public func indexText() async throws(ENError) -> String {
-        configuration.indexText(try await storage.exportFileNames(of: configuration.exportName, startingAfter: retentionCutoff))
+        configuration.indexText(
+            try await storage.exportFileNames(of: configuration.exportName, startingAfter: retentionCutoff))
     }
 
     /// The exposure configuration as the sample app's server JSON (`ENExposureConfiguration`'s `Codable` form,
