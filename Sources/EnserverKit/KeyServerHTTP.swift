@@ -294,7 +294,7 @@ package struct KeyServerHTTP: Sendable {
         ENKeyServerExportGroup(checkedExporters: [exporter] + additionalCaches.map(\.exporter))
     }
 
-    /// Cuts every configuration's due batches; the names of the new files (``ENKeyServerExportGroup/publishNames()``).
+    /// Cuts every configuration's due batches; the names of the new files (`ENKeyServerExportGroup.publishNames()`).
     func exportAll() async throws(ENError) -> [String] {
         try await exportGroup.publishNames()
     }

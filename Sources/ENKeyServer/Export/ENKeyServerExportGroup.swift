@@ -63,7 +63,7 @@ public struct ENKeyServerExportGroup: Sendable {
                 try configuration.validateExportSettings()
             } catch {
                 throw ENError(
-                    .badParameter, "export configuration \(configuration.exportName): \(error.reason)",
+                    .badParameter, "export configuration '\(configuration.exportName)': \(error.reason)",
                     context: .init(section: "configurations", index: index, field: error.context.field))
             }
             func refuse(_ reason: String, _ field: String) -> ENError {
