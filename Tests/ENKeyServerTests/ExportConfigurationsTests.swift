@@ -230,6 +230,33 @@ struct ExportConfigurationsTests {
         }
     }
 
+    /// Two instances (two stores on one database, each with its group and exporter name) publish at once: batches
+    /// are claimed under leases per configuration, so each configuration still exports each key once.
+    @Test("two instances exporting at once export each key once per configuration", arguments: StorageKind.available)
+    func twoInstancesExportEachKeyOncePerConfiguration(kind: StorageKind) async throws {
+        let clock = TestClock()
+        try await kind.with(count: 2, clock: clock) { stores in
+            let keys = Self.origins.indices.map { makeKey($0 + 1, start: today.adding(-144)) }
+            try await Self.insert(
+                keys, Self.origins, into: stores[0], arrival: referenceDate.addingTimeInterval(-3600))
+            let setup = Self.configurations(signers: try Self.signers())
+            let groups = try stores.map { store in
+                try ENKeyServerExportGroup(storage: store, configurations: setup.map(\.0), clock: { clock.now })
+            }
+            let published = try await withThrowingTaskGroup(of: [String: [ENKeyServerFile]].self) { tasks in
+                for group in groups { tasks.addTask { try await group.publish() } }
+                return try await tasks.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
+            }
+            for (configuration, want) in setup {
+                let files = published[configuration.exportName, default: []]
+                let exported = try files.flatMap { try contents(of: $0).keys }
+                #expect(sorted(exported) == sorted(want.map { keys[$0] }), "\(configuration.exportName)")
+                let stored = try await stores[1].exportFiles(of: configuration.exportName, startingAt: 0)
+                #expect(stored.map(\.name).sorted() == files.map(\.name).sorted())
+            }
+        }
+    }
+
     @Test func aGroupRefusesConfigurationsThatWouldCollide() throws {
         let signers = try Self.signers()
         let store = try ENKeyServerSQLiteStore()
