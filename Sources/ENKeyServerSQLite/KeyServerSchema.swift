@@ -109,8 +109,9 @@ package enum KeyServerSchema {
     /// - `key_server_export_marks`: what each configuration exported, one row per configuration, key and kind
     ///   (`revision` 0 for the key, 1 for its revision) with the batch that carried it. A key is waiting for a
     ///   configuration while it has no row there, so a key written after a batch read the table (a late commit on
-    ///   PostgreSQL) waits for the next batch whose window takes it instead of being marked unread. This replaces `key_server_keys.batch_index`
-    ///   and `revised_batch_index` as the export marks; the marks they held become the default configuration's. The
+    ///   PostgreSQL) waits for the next batch whose window takes it instead of being marked unread. This replaces
+    ///   `key_server_keys.batch_index` and `revised_batch_index` as the export marks; the marks they held become the
+    ///   default configuration's. The
     ///   columns stay (SQLite cannot drop a column that references another table): `batch_index` still records the
     ///   batch of a padding key, and nothing reads them as marks.
     /// - `key_server_batches.export_name`: the configuration of each batch; existing batches are the default one's.
