@@ -111,9 +111,8 @@ package enum KeyServerSchema {
     ///   configuration while it has no row there, so a key written after a batch read the table (a late commit on
     ///   PostgreSQL) waits for the next batch whose window takes it instead of being marked unread. This replaces
     ///   `key_server_keys.batch_index` and `revised_batch_index` as the export marks; the marks they held become the
-    ///   default configuration's. The
-    ///   columns stay (SQLite cannot drop a column that references another table): `batch_index` still records the
-    ///   batch of a padding key, and nothing reads them as marks.
+    ///   default configuration's. The columns stay (SQLite cannot drop a column that references another table):
+    ///   `batch_index` still records the batch of a padding key, and nothing reads them as marks.
     /// - `key_server_batches.export_name`: the configuration of each batch; existing batches are the default one's.
     /// - `key_server_files` rebuilt with `export_name`: file indexes and names are unique per configuration (two
     ///   configurations with one period cut files of the same names, under different roots).
