@@ -17,10 +17,14 @@
             try configuration.validateExportSettings()
             return try await transaction { connection, logger in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.exportLock))", logger: logger)
+                let name = configuration.exportName
                 var latestEnd: Int64?
                 var nextIndex: Int64 = 0
                 for try await (end, index) in try await connection.query(
-                    "SELECT MAX(end_timestamp), MAX(batch_index) FROM key_server_batches", logger: logger
+                    """
+                    SELECT MAX(end_timestamp) FILTER (WHERE export_name = \(name)), MAX(batch_index)
+                    FROM key_server_batches
+                    """, logger: logger
                 ).decode((Int64?, Int64?).self) {
                     latestEnd = end
                     nextIndex = (index ?? -1) + 1
@@ -29,15 +33,17 @@
                     try await connection.query(
                         """
                         INSERT INTO key_server_batches (batch_index, created_at, start_timestamp, end_timestamp,
-                            first_file_index, file_count, status, keys_from, keys_until)
+                            first_file_index, file_count, status, keys_from, keys_until, export_name)
                         VALUES (\(nextIndex), \(date), \(Int64(window.lowerBound)), \(Int64(window.upperBound)), 0, 0,
-                            'open', \(keysFrom), \(keysUntil))
+                            'open', \(keysFrom), \(keysUntil), \(name))
                         """, logger: logger)
                     nextIndex += 1
                 }
                 var hasOpen = false
                 for try await open in try await connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open')", logger: logger
+                    """
+                    SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open' AND export_name = \(name))
+                    """, logger: logger
                 ).decode(Bool.self) {
                     hasOpen = open
                 }
@@ -46,11 +52,15 @@
                     for try await arrival in try await connection.query(
                         """
                         SELECT MIN(arrival) FROM (
-                            SELECT MIN(received_at) AS arrival FROM key_server_keys
-                            WHERE batch_index IS NULL AND received_at < \(until)
+                            SELECT MIN(received_at) AS arrival FROM key_server_keys AS k
+                            WHERE NOT k.is_padding AND received_at < \(until) AND NOT EXISTS (
+                                SELECT 1 FROM key_server_export_marks AS m
+                                WHERE m.export_name = \(name) AND m.revision = 0 AND m.key_id = k.id)
                             UNION ALL
-                            SELECT MIN(revised_at) FROM key_server_keys
-                            WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < \(until))
+                            SELECT MIN(revised_at) FROM key_server_keys AS k
+                            WHERE revised_at IS NOT NULL AND revised_at < \(until) AND NOT EXISTS (
+                                SELECT 1 FROM key_server_export_marks AS m
+                                WHERE m.export_name = \(name) AND m.revision = 1 AND m.key_id = k.id))
                             AS waiting
                         """, logger: logger
                     ).decode(Date?.self) {
@@ -66,14 +76,15 @@
                 for try await (index, start, end, from, until) in try await connection.query(
                     """
                     SELECT batch_index, start_timestamp, end_timestamp, keys_from, keys_until FROM key_server_batches
-                    WHERE status = 'open' AND (lease_expires IS NULL OR lease_expires <= \(date))
+                    WHERE status = 'open' AND export_name = \(name)
+                        AND (lease_expires IS NULL OR lease_expires <= \(date))
                     ORDER BY batch_index LIMIT 1
                     """, logger: logger
                 ).decode((Int64, Int64, Int64, Date?, Date).self) {
                     lease = ENKeyServerExportLease(
                         batchIndex: Int(index), startTimestamp: UInt64(max(0, start)),
                         endTimestamp: UInt64(max(0, end)),
-                        keysFrom: from, keysUntil: until, owner: owner, expiresAt: expires)
+                        keysFrom: from, keysUntil: until, owner: owner, expiresAt: expires, exportName: name)
                 }
                 guard let lease else { return nil }
                 try await connection.query(
@@ -104,6 +115,7 @@
                 }
                 let from = lease.keysFrom
                 let until = lease.keysUntil
+                let name = lease.exportName
                 var keys: [ENTemporaryExposureKey] = []
                 var latest: Date?
                 var origins: [Data: ENKeyServerKeyOrigin] = [:]
@@ -111,9 +123,12 @@
                     """
                     SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
                         days_since_onset, variant, received_at, regions, traveler
-                    FROM key_server_keys
-                    WHERE batch_index IS NULL AND NOT is_padding AND received_at < \(until)
+                    FROM key_server_keys AS k
+                    WHERE NOT is_padding AND received_at < \(until)
                         AND (\(from)::timestamptz IS NULL OR received_at >= \(from))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM key_server_export_marks AS m
+                            WHERE m.export_name = \(name) AND m.revision = 0 AND m.key_id = k.id)
                     ORDER BY id
                     """, logger: logger
                 ).decode((Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, [String], Bool).self) {
@@ -130,8 +145,12 @@
                     """
                     SELECT key_data, rolling_start, rolling_period, transmission_risk_level, revised_report_type,
                         revised_days_since_onset, variant, regions, traveler
-                    FROM key_server_keys
-                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < \(until) AND (\(from)::timestamptz IS NULL OR revised_at >= \(from))
+                    FROM key_server_keys AS k
+                    WHERE revised_at IS NOT NULL AND revised_at < \(until)
+                        AND (\(from)::timestamptz IS NULL OR revised_at >= \(from))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM key_server_export_marks AS m
+                            WHERE m.export_name = \(name) AND m.revision = 1 AND m.key_id = k.id)
                     ORDER BY revised_at, id
                     """, logger: logger
                 ).decode((Data, Int64, Int64, Int64, Int64, Int64?, Int64, [String], Bool).self) {
@@ -157,11 +176,15 @@
                 try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.exportLock))", logger: logger)
                 let batch = Int64(lease.batchIndex)
                 var held = false
-                for try await (status, owner) in try await connection.query(
-                    "SELECT status, lease_owner FROM key_server_batches WHERE batch_index = \(batch) FOR UPDATE",
+                let name = lease.exportName
+                for try await (status, owner, exportName) in try await connection.query(
+                    """
+                    SELECT status, lease_owner, export_name FROM key_server_batches WHERE batch_index = \(batch)
+                    FOR UPDATE
+                    """,
                     logger: logger
-                ).decode((String, String?).self) {
-                    held = status == "open" && owner == lease.owner
+                ).decode((String, String?, String).self) {
+                    held = status == "open" && owner == lease.owner && exportName == name
                 }
                 guard held else {
                     throw ENError(
@@ -173,7 +196,7 @@
                 for try await first in try await connection.query(
                     """
                     SELECT COALESCE(MAX(first_file_index + file_count), 0) FROM key_server_batches
-                    WHERE status = 'complete'
+                    WHERE status = 'complete' AND export_name = \(name)
                     """, logger: logger
                 ).decode(Int64.self) {
                     firstFileIndex = first
@@ -188,9 +211,9 @@
                         endTimestamp: lease.endTimestamp, createdAt: date, data: data)
                     try await connection.query(
                         """
-                        INSERT INTO key_server_files (file_index, name, batch_index, start_timestamp, end_timestamp,
-                            created_at, data)
-                        VALUES (\(Int64(file.index)), \(file.name), \(batch), \(Int64(lease.startTimestamp)),
+                        INSERT INTO key_server_files (export_name, file_index, name, batch_index, start_timestamp,
+                            end_timestamp, created_at, data)
+                        VALUES (\(name), \(Int64(file.index)), \(file.name), \(batch), \(Int64(lease.startTimestamp)),
                             \(Int64(lease.endTimestamp)), \(date), \(data))
                         """, logger: logger)
                     records.append(file)
@@ -202,20 +225,27 @@
                         lease_expires = NULL
                     WHERE batch_index = \(batch)
                     """, logger: logger)
-                // Revisions first, by key: those read, not one written since with a date in the window.
+                // Revisions first, by key: those read, not one written since with a date in the window. The marks
+                // are this configuration's alone.
                 for key in contents.revisedKeys {
                     try await connection.query(
                         """
-                        UPDATE key_server_keys SET revised_batch_index = \(batch)
-                        WHERE key_data = \(key.keyData) AND revised_at IS NOT NULL AND revised_batch_index IS NULL
+                        INSERT INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                        SELECT \(name), id, 1, \(batch) FROM key_server_keys
+                        WHERE key_data = \(key.keyData) AND revised_at IS NOT NULL
+                        ON CONFLICT DO NOTHING
                         """, logger: logger)
                 }
                 let from = lease.keysFrom
                 try await connection.query(
                     """
-                    UPDATE key_server_keys SET batch_index = \(batch)
-                    WHERE batch_index IS NULL AND NOT is_padding AND id <= \(contents.lastKeyRow)
+                    INSERT INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                    SELECT \(name), id, 0, \(batch) FROM key_server_keys AS k
+                    WHERE NOT is_padding AND id <= \(contents.lastKeyRow)
                         AND received_at < \(lease.keysUntil) AND (\(from)::timestamptz IS NULL OR received_at >= \(from))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM key_server_export_marks AS m
+                            WHERE m.export_name = \(name) AND m.revision = 0 AND m.key_id = k.id)
                     """, logger: logger)
                 let arrival = contents.latestArrival ?? lease.keysUntil
                 for key in paddingKeys {
@@ -244,30 +274,37 @@
             }
         }
 
-        /// The names of the files of batches that started after `cutoff`, in byte order (`COLLATE "C"`, as Go's
-        /// `sort.Strings`).
-        public func exportFileNames(startingAfter cutoff: Date) async throws(ENError) -> [String] {
+        /// The names of the files of the export configuration `exportName` whose batches started after `cutoff`, in
+        /// byte order (`COLLATE "C"`, as Go's `sort.Strings`).
+        public func exportFileNames(of exportName: String, startingAfter cutoff: Date) async throws(ENError)
+            -> [String]
+        {
             try await names(
-                "SELECT name FROM key_server_files WHERE start_timestamp > \(Self.seconds(cutoff)) ORDER BY name COLLATE \"C\""
-            )
+                """
+                SELECT name FROM key_server_files
+                WHERE export_name = \(exportName) AND start_timestamp > \(Self.seconds(cutoff)) ORDER BY name COLLATE "C"
+                """)
         }
 
-        /// The file named `name`, or `nil`.
-        public func exportFile(named name: String) async throws(ENError) -> ENKeyServerFile? {
+        /// The file of the export configuration `exportName` named `name`, or `nil`.
+        public func exportFile(of exportName: String, named name: String) async throws(ENError) -> ENKeyServerFile? {
             try await files(
                 """
                 SELECT file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
-                FROM key_server_files WHERE name = \(name)
+                FROM key_server_files WHERE export_name = \(exportName) AND name = \(name)
                 """
             ).first
         }
 
-        /// The files from index `index` on, in index order.
-        public func exportFiles(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
+        /// The files of the export configuration `exportName` from index `index` on, in index order.
+        public func exportFiles(of exportName: String, startingAt index: Int) async throws(ENError)
+            -> [ENKeyServerFile]
+        {
             try await files(
                 """
                 SELECT file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
-                FROM key_server_files WHERE file_index >= \(Int64(index)) ORDER BY file_index
+                FROM key_server_files WHERE export_name = \(exportName) AND file_index >= \(Int64(index))
+                ORDER BY file_index
                 """)
         }
 
@@ -288,11 +325,16 @@
             }
         }
 
-        /// The names of the files of batches that ended at or before `cutoff`, in byte order.
-        public func exportFileNames(endingAtOrBefore cutoff: Date) async throws(ENError) -> [String] {
+        /// The names of the files of the export configuration `exportName` whose batches ended at or before `cutoff`,
+        /// in byte order.
+        public func exportFileNames(of exportName: String, endingAtOrBefore cutoff: Date) async throws(ENError)
+            -> [String]
+        {
             try await names(
-                "SELECT name FROM key_server_files WHERE end_timestamp <= \(Self.seconds(cutoff)) ORDER BY name COLLATE \"C\""
-            )
+                """
+                SELECT name FROM key_server_files
+                WHERE export_name = \(exportName) AND end_timestamp <= \(Self.seconds(cutoff)) ORDER BY name COLLATE "C"
+                """)
         }
 
         /// Deletes the keys that arrived before `cutoff` and the files of batches that ended at or before it; returns

@@ -69,7 +69,7 @@
         public func eraseAll() async throws(ENError) {
             try await transaction { connection, logger in
                 _ = try await connection.query(
-                    "TRUNCATE key_server_files, key_server_keys, key_server_batches, key_server_import_files RESTART IDENTITY",
+                    "TRUNCATE key_server_export_marks, key_server_files, key_server_keys, key_server_batches, key_server_import_files RESTART IDENTITY",
                     logger: logger)
             }
         }

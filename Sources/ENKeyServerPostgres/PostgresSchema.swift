@@ -102,6 +102,46 @@
                     """,
                 ]
             ),
+            // Several export configurations on one store (the SQLite store's key-server-v3 tells the design): the
+            // export marks of each configuration in a table of their own (a key waits for a configuration while it
+            // has no mark there, however late it was committed; the marks of `batch_index` and
+            // `revised_batch_index` become the default configuration's, and those columns are no longer marks), the
+            // configuration of each batch, and file indexes and names unique per configuration.
+            (
+                "key-server-pg-v3",
+                [
+                    """
+                    CREATE TABLE key_server_export_marks (
+                        export_name TEXT NOT NULL,
+                        key_id BIGINT NOT NULL REFERENCES key_server_keys (id) ON DELETE CASCADE,
+                        revision SMALLINT NOT NULL,
+                        batch_index BIGINT NOT NULL REFERENCES key_server_batches (batch_index),
+                        PRIMARY KEY (export_name, revision, key_id)
+                    )
+                    """,
+                    "CREATE INDEX key_server_export_marks_by_batch ON key_server_export_marks (batch_index, revision)",
+                    "CREATE INDEX key_server_export_marks_by_key ON key_server_export_marks (key_id)",
+                    """
+                    INSERT INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                    SELECT '', id, 0, batch_index FROM key_server_keys WHERE batch_index IS NOT NULL AND NOT is_padding
+                    """,
+                    """
+                    INSERT INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                    SELECT '', id, 1, revised_batch_index FROM key_server_keys
+                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NOT NULL
+                    """,
+                    "DROP INDEX key_server_keys_awaiting",
+                    "ALTER TABLE key_server_batches ADD COLUMN export_name TEXT NOT NULL DEFAULT ''",
+                    """
+                    CREATE INDEX key_server_batches_by_export ON key_server_batches (export_name, status, batch_index)
+                    """,
+                    "ALTER TABLE key_server_files ADD COLUMN export_name TEXT NOT NULL DEFAULT ''",
+                    "ALTER TABLE key_server_files DROP CONSTRAINT key_server_files_pkey",
+                    "ALTER TABLE key_server_files ADD PRIMARY KEY (export_name, file_index)",
+                    "ALTER TABLE key_server_files DROP CONSTRAINT key_server_files_name_key",
+                    "ALTER TABLE key_server_files ADD UNIQUE (export_name, name)",
+                ]
+            ),
         ]
 
         /// The schema as ``PostgresMigrations`` applies it, recorded in `key_server_schema_migrations`.

@@ -20,23 +20,27 @@ extension ENKeyServerSQLiteStore {
     {
         try await write { db in
             try configuration.validateExportSettings()
-            let latestEnd = try Int64.fetchOne(db, sql: "SELECT MAX(end_timestamp) FROM key_server_batches")
+            let name = configuration.exportName
+            let latestEnd = try Int64.fetchOne(
+                db, sql: "SELECT MAX(end_timestamp) FROM key_server_batches WHERE export_name = ?", arguments: [name])
             var nextIndex = (try Int.fetchOne(db, sql: "SELECT MAX(batch_index) FROM key_server_batches") ?? -1) + 1
             func create(_ window: Range<UInt64>, keysFrom: Date?, keysUntil: Date) throws {
                 try db.execute(
                     sql: """
                         INSERT INTO key_server_batches (batch_index, created_at, start_timestamp, end_timestamp,
-                            first_file_index, file_count, status, keys_from, keys_until)
-                        VALUES (?, ?, ?, ?, 0, 0, 'open', ?, ?)
+                            first_file_index, file_count, status, keys_from, keys_until, export_name)
+                        VALUES (?, ?, ?, ?, 0, 0, 'open', ?, ?, ?)
                         """,
                     arguments: [
                         nextIndex, SQLiteCodec.column(date), Int64(window.lowerBound), Int64(window.upperBound),
-                        keysFrom.map(SQLiteCodec.column), SQLiteCodec.column(keysUntil),
+                        keysFrom.map(SQLiteCodec.column), SQLiteCodec.column(keysUntil), name,
                     ])
                 nextIndex += 1
             }
             let hasOpen = try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open')")!
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM key_server_batches WHERE status = 'open' AND export_name = ?)",
+                arguments: [name])!
             var earliest: Date?
             if let until = configuration.waitingKeysBound(openBatchExists: hasOpen, at: date) {
                 earliest = try Double.fetchOne(
@@ -44,12 +48,12 @@ extension ENKeyServerSQLiteStore {
                     sql: """
                         SELECT MIN(arrival) FROM (
                             SELECT MIN(received_at) AS arrival FROM key_server_keys
-                            WHERE batch_index IS NULL AND received_at < ?
+                            WHERE \(KeyServerTables.awaitingKey) AND received_at < ?
                             UNION ALL
                             SELECT MIN(revised_at) FROM key_server_keys
-                            WHERE revised_at IS NOT NULL AND revised_batch_index IS NULL AND revised_at < ?)
+                            WHERE \(KeyServerTables.awaitingRevision) AND revised_at < ?)
                         """,
-                    arguments: [SQLiteCodec.column(until), SQLiteCodec.column(until)]
+                    arguments: [name, SQLiteCodec.column(until), name, SQLiteCodec.column(until)]
                 ).map(SQLiteCodec.date)
             }
             let latest = latestEnd.map { UInt64(max(0, $0)) }
@@ -62,10 +66,10 @@ extension ENKeyServerSQLiteStore {
                     sql: """
                         SELECT batch_index, start_timestamp, end_timestamp, keys_from, keys_until
                         FROM key_server_batches
-                        WHERE status = 'open' AND (lease_expires IS NULL OR lease_expires <= ?)
+                        WHERE status = 'open' AND export_name = ? AND (lease_expires IS NULL OR lease_expires <= ?)
                         ORDER BY batch_index LIMIT 1
                         """,
-                    arguments: [SQLiteCodec.column(date)])
+                    arguments: [name, SQLiteCodec.column(date)])
             else { return nil }
             let expires = date.addingTimeInterval(configuration.exportLeaseDuration)
             let lease = ENKeyServerExportLease(
@@ -73,7 +77,8 @@ extension ENKeyServerSQLiteStore {
                 startTimestamp: UInt64(max(0, (try row.stored("start_timestamp", as: Int64.self)))),
                 endTimestamp: UInt64(max(0, (try row.stored("end_timestamp", as: Int64.self)))),
                 keysFrom: ((try row.stored("keys_from", as: Double?.self))).map(SQLiteCodec.date),
-                keysUntil: SQLiteCodec.date(try row.stored("keys_until")), owner: owner, expiresAt: expires)
+                keysUntil: SQLiteCodec.date(try row.stored("keys_until")), owner: owner, expiresAt: expires,
+                exportName: name)
             try db.execute(
                 sql: "UPDATE key_server_batches SET lease_owner = ?, lease_expires = ? WHERE batch_index = ?",
                 arguments: [owner, SQLiteCodec.column(expires), lease.batchIndex])
@@ -100,9 +105,10 @@ extension ENKeyServerSQLiteStore {
     ) async throws(ENError) -> [ENKeyServerFile] {
         try await write { db in
             let holder = try Row.fetchOne(
-                db, sql: "SELECT status, lease_owner FROM key_server_batches WHERE batch_index = ?",
+                db, sql: "SELECT status, lease_owner, export_name FROM key_server_batches WHERE batch_index = ?",
                 arguments: [lease.batchIndex])
-            guard let holder, holder["status"] as String == "open", holder["lease_owner"] as String? == lease.owner
+            guard let holder, holder["status"] as String == "open", holder["lease_owner"] as String? == lease.owner,
+                holder["export_name"] as String == lease.exportName
             else {
                 throw ENError(
                     .invalidated,
@@ -112,7 +118,10 @@ extension ENKeyServerSQLiteStore {
             let firstFileIndex =
                 try Int.fetchOne(
                     db,
-                    sql: "SELECT MAX(first_file_index + file_count) FROM key_server_batches WHERE status = 'complete'")
+                    sql: """
+                        SELECT MAX(first_file_index + file_count) FROM key_server_batches
+                        WHERE status = 'complete' AND export_name = ?
+                        """, arguments: [lease.exportName])
                 ?? 0
             let created = SQLiteCodec.column(date)
             var records: [ENKeyServerFile] = []
@@ -125,12 +134,12 @@ extension ENKeyServerSQLiteStore {
                     endTimestamp: lease.endTimestamp, createdAt: date, data: data)
                 try db.execute(
                     sql: """
-                        INSERT INTO key_server_files (file_index, name, batch_index, start_timestamp, end_timestamp,
-                            created_at, data)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO key_server_files (export_name, file_index, name, batch_index, start_timestamp,
+                            end_timestamp, created_at, data)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        file.index, file.name, lease.batchIndex, Int64(lease.startTimestamp),
+                        lease.exportName, file.index, file.name, lease.batchIndex, Int64(lease.startTimestamp),
                         Int64(lease.endTimestamp), created, file.data,
                     ])
                 records.append(file)
@@ -145,20 +154,23 @@ extension ENKeyServerSQLiteStore {
             let window = KeyServerTables.window(lease)
             // The revisions exported are those read, by key: a revision dated in the window but written after the
             // read waits for the next batch instead of being marked exported unpublished.
+            // The export marks are this configuration's alone: another configuration exports the same keys on its own.
             let markRevision = try db.cachedStatement(
                 sql: """
-                    UPDATE key_server_keys SET revised_batch_index = ?
-                    WHERE key_data = ? AND revised_at IS NOT NULL AND revised_batch_index IS NULL
+                    INSERT OR IGNORE INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                    SELECT ?, id, 1, ? FROM key_server_keys WHERE key_data = ? AND revised_at IS NOT NULL
                     """)
             for key in contents.revisedKeys {
-                try markRevision.execute(arguments: [lease.batchIndex, key.keyData])
+                try markRevision.execute(arguments: [lease.exportName, lease.batchIndex, key.keyData])
             }
             try db.execute(
                 sql: """
-                    UPDATE key_server_keys SET batch_index = ?
-                    WHERE batch_index IS NULL AND id <= ? AND \(window.condition("received_at"))
+                    INSERT INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                    SELECT ?, id, 0, ? FROM key_server_keys
+                    WHERE \(KeyServerTables.awaitingKey) AND id <= ? AND \(window.condition("received_at"))
                     """,
-                arguments: [lease.batchIndex, contents.lastKeyRow] + window.arguments)
+                arguments: [lease.exportName, lease.batchIndex, lease.exportName, contents.lastKeyRow]
+                    + window.arguments)
             let insert = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO key_server_keys (\(SQLiteCodec.keyColumns), received_at, batch_index,
@@ -196,24 +208,18 @@ extension ENKeyServerSQLiteStore {
         try await read { db in
             let window = KeyServerTables.window(lease)
             let lastRow = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM key_server_keys") ?? 0
-            let keys = try KeyServerTables.keys(
-                db, where: "batch_index IS NULL AND is_padding = 0 AND \(window.condition("received_at"))",
-                window.arguments)
+            let name = lease.exportName
+            let waiting = "\(KeyServerTables.awaitingKey) AND \(window.condition("received_at"))"
+            let keys = try KeyServerTables.keys(db, where: waiting, [name] + window.arguments)
             let latest = try Double.fetchOne(
-                db,
-                sql: """
-                    SELECT MAX(received_at) FROM key_server_keys
-                    WHERE batch_index IS NULL AND is_padding = 0 AND \(window.condition("received_at"))
-                    """,
-                arguments: window.arguments)
-            let revisedCondition =
-                "revised_at IS NOT NULL AND revised_batch_index IS NULL AND \(window.condition("revised_at"))"
-            let revised = try KeyServerTables.revisedKeys(db, where: revisedCondition, window.arguments)
-            var origins = try KeyServerTables.origins(
-                db, where: "batch_index IS NULL AND is_padding = 0 AND \(window.condition("received_at"))",
-                window.arguments)
+                db, sql: "SELECT MAX(received_at) FROM key_server_keys WHERE \(waiting)",
+                arguments: [name] + window.arguments)
+            let revisedCondition = "\(KeyServerTables.awaitingRevision) AND \(window.condition("revised_at"))"
+            let revised = try KeyServerTables.revisedKeys(db, where: revisedCondition, [name] + window.arguments)
+            var origins = try KeyServerTables.origins(db, where: waiting, [name] + window.arguments)
             origins.merge(
-                try KeyServerTables.origins(db, where: revisedCondition, window.arguments), uniquingKeysWith: { $1 })
+                try KeyServerTables.origins(db, where: revisedCondition, [name] + window.arguments),
+                uniquingKeysWith: { $1 })
             return ENKeyServerExportContents(
                 keys: keys, revisedKeys: revised, latestArrival: latest.map(SQLiteCodec.date), lastKeyRow: lastRow,
                 origins: origins)
@@ -222,25 +228,44 @@ extension ENKeyServerSQLiteStore {
 
     /// The names of the files of batches that started after `cutoff`, sorted in byte order (Go's
     /// `sort.Strings`): what Google's `index.txt` lists (`database/export.go` `LookupExportFiles`).
-    public func exportFileNames(startingAfter cutoff: Date) async throws(ENError) -> [String] {
+    public func exportFileNames(of exportName: String, startingAfter cutoff: Date) async throws(ENError) -> [String] {
         try await read { db in
             try String.fetchAll(
-                db, sql: "SELECT name FROM key_server_files WHERE start_timestamp > ? ORDER BY name",
-                arguments: [Int64(ExportBatchWindow.unixSeconds(cutoff))])
+                db,
+                sql: "SELECT name FROM key_server_files WHERE export_name = ? AND start_timestamp > ? ORDER BY name",
+                arguments: [exportName, Int64(ExportBatchWindow.unixSeconds(cutoff))])
         }
     }
 
     /// The names of the files of batches that ended at or before `cutoff`: those retention deletes.
-    public func exportFileNames(endingAtOrBefore cutoff: Date) async throws(ENError) -> [String] {
+    public func exportFileNames(of exportName: String, endingAtOrBefore cutoff: Date) async throws(ENError)
+        -> [String]
+    {
         try await read { db in
             try String.fetchAll(
-                db, sql: "SELECT name FROM key_server_files WHERE end_timestamp <= ? ORDER BY name",
-                arguments: [Int64(ExportBatchWindow.unixSeconds(cutoff))])
+                db,
+                sql: "SELECT name FROM key_server_files WHERE export_name = ? AND end_timestamp <= ? ORDER BY name",
+                arguments: [exportName, Int64(ExportBatchWindow.unixSeconds(cutoff))])
         }
     }
 }
 
 extension KeyServerTables {
+    /// The condition of a new key the export configuration named by the statement's next argument has not exported:
+    /// not padding, and no export mark of the configuration. A key without a mark waits however late it was
+    /// committed.
+    static let awaitingKey = """
+        is_padding = 0 AND NOT EXISTS (SELECT 1 FROM key_server_export_marks AS m
+            WHERE m.export_name = ? AND m.revision = 0 AND m.key_id = key_server_keys.id)
+        """
+
+    /// The condition of a revision the export configuration named by the statement's next argument has not
+    /// exported.
+    static let awaitingRevision = """
+        revised_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM key_server_export_marks AS m
+            WHERE m.export_name = ? AND m.revision = 1 AND m.key_id = key_server_keys.id)
+        """
+
     /// A batch's arrival window as an SQL condition on a date column, with its arguments.
     struct Window {
         let from: Double?

@@ -16,6 +16,11 @@ extension ENKeyServerSQLiteStore {
                 sql: "DELETE FROM key_server_files WHERE end_timestamp <= ?",
                 arguments: [Int64(ExportBatchWindow.unixSeconds(cutoff))])
             try db.execute(
+                sql: """
+                    DELETE FROM key_server_export_marks
+                    WHERE key_id IN (SELECT id FROM key_server_keys WHERE received_at < ?)
+                    """, arguments: [SQLiteCodec.column(cutoff)])
+            try db.execute(
                 sql: "DELETE FROM key_server_keys WHERE received_at < ?", arguments: [SQLiteCodec.column(cutoff)])
             return db.changesCount
         }
@@ -23,14 +28,18 @@ extension ENKeyServerSQLiteStore {
 }
 
 extension ENKeyServerSQLiteStore {
-    /// The published files from index `index` on, in index order.
-    public func exportFiles(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
-        try await read { db in try KeyServerTables.files(db, where: "file_index >= ?", [index]) }
+    /// The files of the export configuration `exportName` from index `index` on, in index order.
+    public func exportFiles(of exportName: String, startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
+        try await read { db in
+            try KeyServerTables.files(db, where: "export_name = ? AND file_index >= ?", [exportName, index])
+        }
     }
 
-    /// The published file named `name`, or `nil`.
-    public func exportFile(named name: String) async throws(ENError) -> ENKeyServerFile? {
-        try await read { db in try KeyServerTables.files(db, where: "name = ?", [name]).first }
+    /// The file of the export configuration `exportName` named `name`, or `nil`.
+    public func exportFile(of exportName: String, named name: String) async throws(ENError) -> ENKeyServerFile? {
+        try await read { db in
+            try KeyServerTables.files(db, where: "export_name = ? AND name = ?", [exportName, name]).first
+        }
     }
 }
 

@@ -11,6 +11,7 @@ extension ENKeyServerSQLiteStore {
     public func eraseAll() async throws(ENError) {
         try await write(truncatesLog: true) { db in
             try db.execute(sql: "DELETE FROM key_server_files")
+            try db.execute(sql: "DELETE FROM key_server_export_marks")
             try db.execute(sql: "DELETE FROM key_server_keys")
             try db.execute(sql: "DELETE FROM key_server_batches")
             try db.execute(sql: "DELETE FROM key_server_import_files")
@@ -20,19 +21,19 @@ extension ENKeyServerSQLiteStore {
 }
 
 extension ENKeyServerSQLiteStore {
-    /// The posted keys not yet published, in arrival order.
+    /// The posted keys the default export configuration has not yet published, in arrival order.
     public func diagnosisKeysAwaitingExport() async throws(ENError) -> [ENTemporaryExposureKey] {
         try await read { db in try KeyServerTables.keys(db, batch: nil) }
     }
 
-    /// The revisions not yet published, in revision order, as they will be published: the revised report type
+    /// The revisions the default export configuration has not yet published, in revision order, as they will be published: the revised report type
     /// and days since onset, the original transmission risk level.
     public func revisedKeysAwaitingExport() async throws(ENError) -> [ENTemporaryExposureKey] {
         try await read { db in try KeyServerTables.revisedKeys(db, batch: nil) }
     }
 
-    /// The published batches with an index at or above `index`, in index order, with the posted keys still kept
-    /// (padding keys left out). Batches claimed but not completed are left out.
+    /// The default export configuration's published batches with an index at or above `index`, in index order,
+    /// with the posted keys still kept (padding keys left out). Batches claimed but not completed are left out.
     public func exportBatches(startingAt index: Int = 0) async throws(ENError) -> [ENKeyServerBatch] {
         try await read { db in
             try Row.fetchAll(
@@ -40,7 +41,7 @@ extension ENKeyServerSQLiteStore {
                 sql:
                     """
                     SELECT batch_index, created_at FROM key_server_batches
-                    WHERE batch_index >= ? AND status = 'complete' ORDER BY batch_index
+                    WHERE batch_index >= ? AND status = 'complete' AND export_name = '' ORDER BY batch_index
                     """,
                 arguments: [index]
             ).map { row in
@@ -56,11 +57,18 @@ extension ENKeyServerSQLiteStore {
 
 /// The `key_server_keys` table.
 enum KeyServerTables {
-    /// The posted keys of batch `batch` (not yet batched when `nil`), in arrival order.
+    /// The posted keys of batch `batch` (not yet batched by the default export configuration when `nil`), in
+    /// arrival order.
     static func keys(_ db: Database, batch: Int?) throws -> [ENTemporaryExposureKey] {
         try keys(
-            db, where: batch == nil ? "batch_index IS NULL" : "batch_index = ? AND is_padding = 0",
-            batch.map { [$0] } ?? [])
+            db, where: batch == nil ? awaitingKey : "is_padding = 0 AND id IN (\(markedKeys()))",
+            batch.map { [$0] } ?? [""])
+    }
+
+    /// The keys a batch (the statement's next argument) marked, as a subquery: `revision` 0 its new keys, 1 its
+    /// revisions.
+    static func markedKeys(revision: Int = 0) -> String {
+        "SELECT key_id FROM key_server_export_marks WHERE batch_index = ? AND revision = \(revision)"
     }
 
     /// The keys matching `condition`, in arrival order, decoded row by row from a cursor (a batch's million rows are
@@ -87,9 +95,9 @@ enum KeyServerTables {
         try revisedKeys(
             db,
             where: batch == nil
-                ? "revised_at IS NOT NULL AND revised_batch_index IS NULL"
-                : "revised_at IS NOT NULL AND revised_batch_index = ?",
-            batch.map { [$0] } ?? [])
+                ? awaitingRevision
+                : "revised_at IS NOT NULL AND id IN (\(markedKeys(revision: 1)))",
+            batch.map { [$0] } ?? [""])
     }
 
     /// The revised keys matching `condition`, in revision order, as they are published.

@@ -11,7 +11,7 @@ package enum KeyServerSchema {
     /// The schema, with every migration.
     package static let schema = SQLiteSchema(
         kind: "ENKeyServerSQLiteStore", signatureTable: "key_server_keys",
-        migrations: [("key-server-v1", migrateV1), ("key-server-v2", migrateV2)])
+        migrations: [("key-server-v1", migrateV1), ("key-server-v2", migrateV2), ("key-server-v3", migrateV3)])
 
     /// Schema key-server-v1.
     ///
@@ -100,6 +100,61 @@ package enum KeyServerSchema {
                     retries INTEGER NOT NULL DEFAULT 0,
                     UNIQUE (import_name, url)
                 );
+                """)
+    }
+
+    /// Schema key-server-v3: several export configurations on one store, each told by its name (empty for the
+    /// default configuration, the only one before this version).
+    ///
+    /// - `key_server_export_marks`: what each configuration exported, one row per configuration, key and kind
+    ///   (`revision` 0 for the key, 1 for its revision) with the batch that carried it. A key is waiting for a
+    ///   configuration while it has no row there, so a key written after a batch read the table (a late commit on
+    ///   PostgreSQL) waits for the next batch whose window takes it instead of being marked unread. This replaces
+    ///   `key_server_keys.batch_index` and `revised_batch_index` as the export marks; the marks they held become the
+    ///   default configuration's. The columns stay (SQLite cannot drop a column that references another table):
+    ///   `batch_index` still records the batch of a padding key, and nothing reads them as marks.
+    /// - `key_server_batches.export_name`: the configuration of each batch; existing batches are the default one's.
+    /// - `key_server_files` rebuilt with `export_name`: file indexes and names are unique per configuration (two
+    ///   configurations with one period cut files of the same names, under different roots).
+    static func migrateV3(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE key_server_export_marks (
+                    export_name TEXT NOT NULL,
+                    key_id INTEGER NOT NULL REFERENCES key_server_keys(id) ON DELETE CASCADE,
+                    revision INTEGER NOT NULL,
+                    batch_index INTEGER NOT NULL REFERENCES key_server_batches(batch_index),
+                    PRIMARY KEY (export_name, revision, key_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX key_server_export_marks_by_batch ON key_server_export_marks(batch_index, revision, key_id);
+                CREATE INDEX key_server_export_marks_by_key ON key_server_export_marks(key_id);
+                INSERT INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                    SELECT '', id, 0, batch_index FROM key_server_keys
+                    WHERE batch_index IS NOT NULL AND is_padding = 0;
+                INSERT INTO key_server_export_marks (export_name, key_id, revision, batch_index)
+                    SELECT '', id, 1, revised_batch_index FROM key_server_keys
+                    WHERE revised_at IS NOT NULL AND revised_batch_index IS NOT NULL;
+                ALTER TABLE key_server_batches ADD COLUMN export_name TEXT NOT NULL DEFAULT '';
+                CREATE INDEX key_server_batches_by_export ON key_server_batches(export_name, status, batch_index);
+                CREATE TABLE key_server_files_v3 (
+                    export_name TEXT NOT NULL DEFAULT '',
+                    file_index INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    batch_index INTEGER NOT NULL REFERENCES key_server_batches(batch_index),
+                    start_timestamp INTEGER NOT NULL,
+                    end_timestamp INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    data BLOB NOT NULL,
+                    PRIMARY KEY (export_name, file_index),
+                    UNIQUE (export_name, name)
+                );
+                INSERT INTO key_server_files_v3 (export_name, file_index, name, batch_index, start_timestamp,
+                    end_timestamp, created_at, data)
+                    SELECT '', file_index, name, batch_index, start_timestamp, end_timestamp, created_at, data
+                    FROM key_server_files;
+                DROP TABLE key_server_files;
+                ALTER TABLE key_server_files_v3 RENAME TO key_server_files;
+                CREATE INDEX key_server_files_by_end ON key_server_files(end_timestamp);
                 """)
     }
 }

@@ -147,13 +147,19 @@ struct ServeCommand: AsyncParsableCommand {
                 "--ephemeral-revision-tokens: revision tokens this process issues break after a restart and on other instances"
             )
         }
-        try await options.withServer(clock: clock, logger: logger, requiresRevisionTokenKeys: true) {
-            exporter, publish in
-            let cache = ExportFileCache(
-                exporter: exporter, indexLifetime: .milliseconds(Int64(refresh * 1000)), capacityBytes: fileCacheBytes)
+        try await options.withExportGroup(clock: clock, logger: logger, requiresRevisionTokenKeys: true) {
+            group, publish in
+            // One cache per export configuration, sharing --file-cache-bytes.
+            let caches = group.exporters.map {
+                ExportFileCache(
+                    exporter: $0, indexLifetime: .milliseconds(Int64(refresh * 1000)),
+                    capacityBytes: fileCacheBytes / group.exporters.count)
+            }
             let http = KeyServerHTTP(
-                exporter: exporter, publish: publish, logger: logger, testClock: controlled, cache: cache,
-                rateLimiter: rateLimiter, clientAddress: ClientAddress(trustedProxies: network.trustedProxy))
+                exporter: group.exporters[0], publish: publish, logger: logger, testClock: controlled,
+                cache: caches[0], rateLimiter: rateLimiter,
+                clientAddress: ClientAddress(trustedProxies: network.trustedProxy),
+                additionalCaches: Array(caches.dropFirst()))
             _ = try await http.withRunningServers(listeners, shutdownSignals: [.sigterm, .sigint]) { bound in
                 // The lines scripts and tests read the ports from, whatever the log level.
                 Self.announce(
@@ -202,17 +208,17 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let fixed = try now.map { try OptionDate.date($0, option: "--now") } ?? Date()
-        let files = try await options.withServer(clock: { fixed }, logger: Logger(label: "enserver")) {
-            exporter, _ in
+        let files = try await options.withExportGroup(clock: { fixed }, logger: Logger(label: "enserver")) {
+            group, _ in
             do throws(ENError) {
-                let files = try await exporter.publish()
-                try await exporter.deleteExpired()
-                return files
+                let names = try await group.publishNames()
+                try await group.deleteExpired()
+                return names
             } catch {
                 throw EnserverFailure(error)
             }
         }
-        for file in files { print(file.name) }
+        for name in files { print(name) }
     }
 }
 
@@ -248,13 +254,13 @@ extension KeyServerHTTP {
     func exportLoop(every interval: TimeInterval) async {
         while !Task.isCancelled {
             do {
-                let files = try await exporter.publish()
+                let files = try await exportAll()
                 if !files.isEmpty {
                     metrics.exported(files: files.count)
                     logger.info("exported", metadata: ["files": "\(files.count)"])
                 }
-                let dropped = try await exporter.deleteExpired()
-                if !files.isEmpty || dropped > 0 { cache.invalidate() }
+                let dropped = try await exportGroup.deleteExpired()
+                if !files.isEmpty || dropped > 0 { invalidateCaches() }
                 if dropped > 0 { logger.info("retention", metadata: ["keys dropped": "\(dropped)"]) }
             } catch {
                 logger.error("export failed: \(error)")

@@ -137,6 +137,14 @@ struct EnserverOptions: ParsableArguments {
     @Option(help: "A JSON file with the exposure configuration served at /v1/exposure-configuration.json.")
     var exposureConfiguration: String?
 
+    @Option(
+        help: """
+            Another export configuration on the same store, from a JSON file (name, root, region, period, input and \
+            excluded regions, traveller options, signing key files; see enserver.md): its own batches, files and \
+            ROOT/index.txt. Repeat for several; the export options above are the default configuration.
+            """)
+    var exportConfig: [String] = []
+
     init() {}
 
     enum VerifierKind: String, ExpressibleByArgument, CaseIterable {
@@ -200,16 +208,31 @@ struct EnserverOptions: ParsableArguments {
     }
 
     /// Opens the storage the options name (the SQLite file, or PostgreSQL with its connection pool running and the
-    /// schema migrated), runs `body` with the exporter and the publish API on it, and closes it.
+    /// schema migrated), runs `body` with the default configuration's exporter and the publish API on it, and closes
+    /// it.
     func withServer<Value: Sendable>(
         clock: @escaping @Sendable () -> Date, logger: Logger, requiresRevisionTokenKeys: Bool = false,
         _ body: (ENKeyServerExporter, ENPublishHandler) async throws -> Value
     ) async throws -> Value {
+        try await withExportGroup(
+            clock: clock, logger: logger, requiresRevisionTokenKeys: requiresRevisionTokenKeys
+        ) { group, publish in
+            try await body(group.exporters[0], publish)
+        }
+    }
+
+    /// Opens the storage as ``withServer(clock:logger:requiresRevisionTokenKeys:_:)`` does and runs `body` with every
+    /// export configuration (the default one first, then each `--export-config` in order) and the publish API.
+    func withExportGroup<Value: Sendable>(
+        clock: @escaping @Sendable () -> Date, logger: Logger, requiresRevisionTokenKeys: Bool = false,
+        _ body: (ENKeyServerExportGroup, ENPublishHandler) async throws -> Value
+    ) async throws -> Value {
         let (configuration, publishConfiguration) = try makeSettings(
             requiresRevisionTokenKeys: requiresRevisionTokenKeys)
+        let configurations = try makeExportConfigurations(default: configuration)
         func run(_ storage: any ENKeyServerStorage) async throws -> Value {
             try await body(
-                ENKeyServerExporter(storage: storage, configuration: configuration, clock: clock),
+                try exportGroup(storage: storage, configurations: configurations, clock: clock),
                 ENPublishHandler(storage: storage, configuration: publishConfiguration, clock: clock))
         }
         if let database {

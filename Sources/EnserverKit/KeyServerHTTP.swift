@@ -18,7 +18,8 @@ package import UnixSignals
 ///   is read up to the handler's limit (64,000 bytes) and no further; with a ``PublishRateLimiter``, a client over
 ///   its limit gets 429 and `Retry-After` before anything else (chaff alike).
 /// - `GET /ROOT/index.txt` and `GET /ROOT/NAME.zip`: from an ``ExportFileCache`` over the store (so that every
-///   instance serves every file), with `ETag`, `Cache-Control` and `304 Not Modified`.
+///   instance serves every file), with `ETag`, `Cache-Control` and `304 Not Modified`; with several export
+///   configurations, each under its own root (``additionalCaches``; the longest root a path starts with wins).
 /// - `GET /v1/exposure-configuration.json`: the exposure configuration in the sample server's JSON.
 /// - `GET /health`: `200 ok` once the store answered the cache's index read.
 ///
@@ -42,6 +43,9 @@ package struct KeyServerHTTP: Sendable {
     package let testClock: TestClock?
     /// What `index.txt`, the files and `/health` are answered from.
     package let cache: ExportFileCache
+    /// The caches of the other export configurations on the store (`enserver serve --export-config`), each served
+    /// under its configuration's root.
+    package let additionalCaches: [ExportFileCache]
     /// The publish rate limit per client, if any.
     package let rateLimiter: PublishRateLimiter?
     /// How the client of a request is told (the socket's peer, or `X-Forwarded-For` from a trusted proxy).
@@ -51,9 +55,10 @@ package struct KeyServerHTTP: Sendable {
         exporter: ENKeyServerExporter, publish: ENPublishHandler, metrics: EnserverMetrics = EnserverMetrics(),
         chaff: ChaffTracker = ChaffTracker(), logger: Logger = Logger(label: "enserver"), testClock: TestClock? = nil,
         cache: ExportFileCache? = nil, rateLimiter: PublishRateLimiter? = nil,
-        clientAddress: ClientAddress = ClientAddress()
+        clientAddress: ClientAddress = ClientAddress(), additionalCaches: [ExportFileCache] = []
     ) {
         self.cache = cache ?? ExportFileCache(exporter: exporter)
+        self.additionalCaches = additionalCaches
         self.exporter = exporter
         self.publish = publish
         self.metrics = metrics
@@ -184,9 +189,13 @@ package struct KeyServerHTTP: Sendable {
         let started = ContinuousClock.now
         defer { metrics.latency(route: "files", seconds: Self.seconds(since: started)) }
         let path = String(request.uri.path.drop(while: { $0 == "/" }))
-        let root = exporter.configuration.exportRoot
-        let prefix = root.isEmpty ? "" : root + "/"
-        guard path.hasPrefix(prefix) else { return Self.notFound() }
+        // The cache of the longest root the path starts with.
+        let matching = ([cache] + additionalCaches).compactMap { cache -> (ExportFileCache, String)? in
+            let root = cache.exporter.configuration.exportRoot
+            let prefix = root.isEmpty ? "" : root + "/"
+            return path.hasPrefix(prefix) ? (cache, prefix) : nil
+        }
+        guard let (cache, prefix) = matching.max(by: { $0.1.count < $1.1.count }) else { return Self.notFound() }
         let name = String(path.dropFirst(prefix.count))
         if name == "index.txt" {
             let index = try await cache.index()
@@ -267,15 +276,33 @@ package struct KeyServerHTTP: Sendable {
 
     func testExportRoute() async -> Response {
         do throws(ENError) {
-            let files = try await exporter.publish()
+            let files = try await exportAll()
             if !files.isEmpty { metrics.exported(files: files.count) }
-            _ = try await exporter.deleteExpired()
-            cache.invalidate()
-            return Self.json(["files": files.map(\.name)])
+            _ = try await exportGroup.deleteExpired()
+            invalidateCaches()
+            return Self.json(["files": files])
         } catch {
             logger.error("test export failed: \(error)")
             return Self.plain(status: 500, error.description)
         }
+    }
+
+    // MARK: Several export configurations
+
+    /// Every export configuration served: the main one, then the others.
+    package var exportGroup: ENKeyServerExportGroup {
+        ENKeyServerExportGroup(checkedExporters: [exporter] + additionalCaches.map(\.exporter))
+    }
+
+    /// Cuts every configuration's due batches; the names of the new files (`ENKeyServerExportGroup.publishNames()`).
+    func exportAll() async throws(ENError) -> [String] {
+        try await exportGroup.publishNames()
+    }
+
+    /// Drops every cached index, so that the next request reads them again.
+    func invalidateCaches() {
+        cache.invalidate()
+        for cache in additionalCaches { cache.invalidate() }
     }
 
     // MARK: Responses

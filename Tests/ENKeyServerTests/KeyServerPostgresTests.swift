@@ -91,7 +91,10 @@
                     for store in stores + stores { group.addTask { try await store.migrate() } }
                     try await group.waitForAll()
                 }
-                #expect(try await stores[2].appliedSchemaVersions() == ["key-server-pg-v1", "key-server-pg-v2"])
+                #expect(
+                    try await stores[2].appliedSchemaVersions() == [
+                        "key-server-pg-v1", "key-server-pg-v2", "key-server-pg-v3",
+                    ])
             }
         }
 

@@ -164,22 +164,22 @@ final class CountingExportStorage: ENKeyServerExportStorage {
         try await base.releaseExportBatch(lease)
     }
 
-    func exportFileNames(startingAfter cutoff: Date) async throws(ENError) -> [String] {
+    func exportFileNames(of exportName: String, startingAfter cutoff: Date) async throws(ENError) -> [String] {
         counts.withLock { $0.names += 1 }
-        return try await base.exportFileNames(startingAfter: cutoff)
+        return try await base.exportFileNames(of: exportName, startingAfter: cutoff)
     }
 
-    func exportFiles(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
-        try await base.exportFiles(startingAt: index)
+    func exportFiles(of exportName: String, startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
+        try await base.exportFiles(of: exportName, startingAt: index)
     }
 
-    func exportFile(named name: String) async throws(ENError) -> ENKeyServerFile? {
+    func exportFile(of exportName: String, named name: String) async throws(ENError) -> ENKeyServerFile? {
         counts.withLock { $0.files += 1 }
-        return try await base.exportFile(named: name)
+        return try await base.exportFile(of: exportName, named: name)
     }
 
-    func exportFileNames(endingAtOrBefore cutoff: Date) async throws(ENError) -> [String] {
-        try await base.exportFileNames(endingAtOrBefore: cutoff)
+    func exportFileNames(of exportName: String, endingAtOrBefore cutoff: Date) async throws(ENError) -> [String] {
+        try await base.exportFileNames(of: exportName, endingAtOrBefore: cutoff)
     }
 
     func deleteExpired(before cutoff: Date) async throws(ENError) -> Int {

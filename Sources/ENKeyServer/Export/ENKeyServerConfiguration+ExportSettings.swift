@@ -9,7 +9,8 @@ extension ENKeyServerConfiguration {
     ///   a whole number of seconds from 1 s to 24 h dividing 24 h (Google's rule), a negative or infinite
     ///   ``minimumWindowAge``, a ``exportLeaseDuration`` that is not positive, more than ten ``signers``,
     ///   an ``exportRoot`` that is not a relative path without `.` or `..` components, a ``region`` or a region of
-    ///   the ``selection`` that cannot name a region (`ENKeyServerKeyOrigin.validate(region:)`).
+    ///   the ``selection`` that cannot name a region (`ENKeyServerKeyOrigin.validate(region:)`), an ``exportName``
+    ///   of other characters than letters, digits, `.`, `_` and `-`, or longer than 64.
     public func validateExportSettings() throws(ENError) {
         do {
             try ENKeyServerKeyOrigin.validate(region: region)
@@ -17,6 +18,15 @@ extension ENKeyServerConfiguration {
             throw .badParameter(error.reason, context: .init(field: "region"))
         }
         try selection.validate()
+        guard exportName.utf8.count <= 64,
+            exportName.utf8.allSatisfy({
+                $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            })
+        else {
+            throw .badParameter(
+                "an export name has at most 64 letters, digits, '.', '_' or '-', got \(exportName)",
+                context: .init(field: "exportName"))
+        }
         if let period = exportPeriod {
             guard period.isFinite, period >= 1, period <= 86_400, period.rounded() == period,
                 86_400 % Int(period) == 0
@@ -77,5 +87,13 @@ extension ENKeyServerConfiguration {
             end -= period
         }
         return windows.reversed()
+    }
+}
+
+extension UInt8 {
+    /// Whether the byte is an ASCII letter or digit.
+    fileprivate var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
     }
 }

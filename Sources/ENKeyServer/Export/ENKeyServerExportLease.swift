@@ -21,12 +21,16 @@ public struct ENKeyServerExportLease: Hashable, Sendable {
     public var owner: String
     /// When the lease ends.
     public var expiresAt: Date
+    /// The export configuration the batch belongs to (``ENKeyServerConfiguration/exportName``; empty for the
+    /// default one).
+    public var exportName: String
 
     /// Creates a lease record.
     public init(
         batchIndex: Int, startTimestamp: UInt64, endTimestamp: UInt64, keysFrom: Date?, keysUntil: Date,
-        owner: String, expiresAt: Date
+        owner: String, expiresAt: Date, exportName: String = ""
     ) {
+        self.exportName = exportName
         self.batchIndex = batchIndex
         self.startTimestamp = startTimestamp
         self.endTimestamp = endTimestamp

@@ -69,7 +69,7 @@ public struct ENKeyServerExporter: Sendable {
 
     /// One published file by name; `nil` when unknown or when its batch ended before the retention period.
     public func file(named name: String) async throws(ENError) -> ENKeyServerFile? {
-        guard let file = try await storage.exportFile(named: name) else { return nil }
+        guard let file = try await storage.exportFile(of: configuration.exportName, named: name) else { return nil }
         return file.endTimestamp > ExportBatchWindow.unixSeconds(retentionCutoff) ? file : nil
     }
 
@@ -77,14 +77,17 @@ public struct ENKeyServerExporter: Sendable {
     /// retention period.
     public func files(startingAt index: Int) async throws(ENError) -> [ENKeyServerFile] {
         let cutoff = ExportBatchWindow.unixSeconds(retentionCutoff)
-        return try await storage.exportFiles(startingAt: index).filter { $0.endTimestamp > cutoff }
+        return try await storage.exportFiles(of: configuration.exportName, startingAt: index).filter {
+            $0.endTimestamp > cutoff
+        }
     }
 
     /// Google's `index.txt`: the names of the files of batches that started in the retention period, with the
     /// ``ENKeyServerConfiguration/exportRoot`` prefix (`ROOT/NAME`), sorted, joined with `"\n"`, no trailing
     /// newline (empty when there is no file).
     public func indexText() async throws(ENError) -> String {
-        configuration.indexText(try await storage.exportFileNames(startingAfter: retentionCutoff))
+        configuration.indexText(
+            try await storage.exportFileNames(of: configuration.exportName, startingAfter: retentionCutoff))
     }
 
     /// The exposure configuration as the sample app's server JSON (`ENExposureConfiguration`'s `Codable` form,
@@ -101,13 +104,23 @@ public struct ENKeyServerExporter: Sendable {
     @discardableResult
     public func deleteExpired() async throws(ENError) -> Int {
         let cutoff = retentionCutoff
-        let expired = try await storage.exportFileNames(endingAtOrBefore: cutoff)
+        let expired = try await expiredFileNames(before: cutoff)
         let deleted = try await storage.deleteExpired(before: cutoff)
+        try await removeExpiredFiles(expired)
+        return deleted
+    }
+
+    /// The names of this configuration's files that retention drops at `cutoff`.
+    func expiredFileNames(before cutoff: Date) async throws(ENError) -> [String] {
+        try await storage.exportFileNames(of: configuration.exportName, endingAtOrBefore: cutoff)
+    }
+
+    /// After the storage dropped `expired`: rewrites `index.txt` in the export directory, then removes them there.
+    func removeExpiredFiles(_ expired: [String]) async throws(ENError) {
         try await updateExportDirectory()
         if let directory = ExportDirectory(configuration) {
             for name in expired { try directory.remove(name) }
         }
-        return deleted
     }
 
     /// Writes to the export directory the listed files it lacks (from the storage's bytes), then `index.txt`: a
@@ -116,9 +129,9 @@ public struct ENKeyServerExporter: Sendable {
     func updateExportDirectory() async throws(ENError) {
         guard let directory = ExportDirectory(configuration) else { return }
         directory.removeAbandonedTemporaryFiles(olderThan: configuration.exportLeaseDuration)
-        let names = try await storage.exportFileNames(startingAfter: retentionCutoff)
+        let names = try await storage.exportFileNames(of: configuration.exportName, startingAfter: retentionCutoff)
         for name in names where !directory.contains(name) {
-            guard let file = try await storage.exportFile(named: name) else { continue }
+            guard let file = try await storage.exportFile(of: configuration.exportName, named: name) else { continue }
             try directory.save(file.data, as: name)
         }
         try directory.writeIndex(names)

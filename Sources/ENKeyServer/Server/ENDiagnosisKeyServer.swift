@@ -20,6 +20,10 @@ public import Foundation
 /// let forTheApp = try await server.files(startingAt: nextDiagnosisKeyFileIndex)
 /// ```
 ///
+/// It exports and serves one export configuration, its ``configuration`` (the store's default one unless its
+/// ``ENKeyServerConfiguration/exportName`` says otherwise): its file indexes and names are that configuration's.
+/// Several configurations on one storage run as an ``ENKeyServerExportGroup`` beside it.
+///
 /// The caller is trusted: it skips the certificate that an HTTP client must present, and its keys' report types
 /// (and days since onset, when known) stand for what a certificate would claim. It never skips the rules.
 /// The server's clock dates posts and batches and decides what has expired; inject one for simulations.

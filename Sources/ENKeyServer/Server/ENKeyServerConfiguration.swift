@@ -42,6 +42,11 @@ public struct ENKeyServerConfiguration: Sendable {
     /// Which stored keys the files carry, by their regions and traveller flag; by default the keys published for
     /// ``region``.
     public var selection: ENExportSelection
+    /// The name the storage keeps this export configuration's batches, files and export marks under; empty (the
+    /// default) for the default configuration, the one a server with a single configuration has and the one
+    /// ``ENDiagnosisKeyServer``'s file index API serves. Several configurations on one storage (see
+    /// ``ENKeyServerExportGroup``) each have their own name: letters, digits, `.`, `_` and `-`, at most 64.
+    public var exportName: String
 
     /// Creates a configuration.
     public init(
@@ -50,8 +55,10 @@ public struct ENKeyServerConfiguration: Sendable {
         exposureConfiguration: ENExposureConfiguration = ENExposureConfiguration(),
         exportPeriod: TimeInterval? = nil, minimumWindowAge: TimeInterval = 2 * 3600,
         padding: ENExportPadding? = .googleServer, exportDirectory: URL? = nil, exportRoot: String = "",
-        exportLeaseDuration: TimeInterval = 15 * 60, selection: ENExportSelection = ENExportSelection()
+        exportLeaseDuration: TimeInterval = 15 * 60, selection: ENExportSelection = ENExportSelection(),
+        exportName: String = ""
     ) {
+        self.exportName = exportName
         self.region = region
         self.signers = signers
         self.maximumKeysPerFile = maximumKeysPerFile
