@@ -126,6 +126,72 @@ struct ImportCommandTests {
         #expect(fromE.isDisjoint(with: aKeys))
     }
 
+    @Test(
+        "B's export configurations on one store: A's keys, imported as travellers', go once into each file that selects them"
+    )
+    func exportConfigurationsOfB() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let a = try ServerUnderTest()
+        #expect(try await a.live { client in try await client.publish(publishBody(count: 7)) }.status == 200)
+        a.clock.advance(hours: 6)
+        #expect(try await a.server.publish().count == 1)
+        let aKeys = Set((1...7).map(TestKeys.keyData))
+        let aKey = directory.path("a-public.pem")
+        try (try a.signingKey.publicKey).pemRepresentation.write(toFile: aKey, atomically: true, encoding: .utf8)
+        let bKey = try P256SigningKey()
+        let base = try options(directory, signingKey: bKey)
+        try await a.http.withRunningServer { port in
+            try await runEnserver(
+                ["import"] + base + [
+                    "--import-name", "us", "--import-index", "http://127.0.0.1:\(port)/exposureKeyExport-US/index.txt",
+                    "--import-region", "US", "--import-traveler", "--import-public-key", "310/v1=\(aKey)", "--now",
+                    "2026-05-09T07:00:00Z",
+                ])
+        }
+        // B's configurations, as Google's export configs select keys: its own region's (the default), travellers'
+        // included, travellers' included but not US's, and CA with US for non-travellers only.
+        func configuration(_ name: String, _ selection: [String: Any]) throws -> String {
+            var object: [String: Any] = [
+                "name": name, "root": name, "region": "CA", "inputRegions": ["CA"],
+                "signingKeys": [["file": "b-signing.pem", "keyID": "302", "keyVersion": "v1"]],
+            ]
+            object.merge(selection, uniquingKeysWith: { $1 })
+            let path = directory.path("\(name).json")
+            try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let exports = directory.path("exports")
+        try await runEnserver(
+            ["export"] + base + [
+                "--export-dir", exports, "--export-root", "ca", "--export-period", "4h", "--now",
+                "2026-05-09T12:00:00Z",
+                "--export-config", try configuration("ca-travelers", ["includeTravelers": true]),
+                "--export-config",
+                try configuration("ca-not-us", ["includeTravelers": true, "excludedRegions": ["US"]]),
+                "--export-config",
+                try configuration("ca-us-residents", ["inputRegions": ["CA", "US"], "onlyNonTravelers": true]),
+            ])
+        let verifier = ENExportVerifier(trustedKeys: [
+            ENExportVerificationKey(keyID: "302", keyVersion: "v1", publicKey: try bKey.publicKey)
+        ])
+        func keys(under root: String) throws -> [Data] {
+            let index = try String(contentsOfFile: "\(exports)/\(root)/index.txt", encoding: .utf8)
+            return try index.split(separator: "\n").flatMap { line in
+                #expect(line.hasPrefix("\(root)/"))
+                let archive = try ENExportArchive(contentsOf: URL(fileURLWithPath: "\(exports)/\(line)"))
+                #expect(try verifier.verify(archive).isVerified, "a phone trusting B verifies \(line)")
+                return try archive.keyExport().keys.map(\.keyData)
+            }
+        }
+        let travelers = try keys(under: "ca-travelers")
+        #expect(travelers.filter(aKeys.contains).count == aKeys.count, "each of A's keys once")
+        #expect(Set(travelers).isSuperset(of: aKeys))
+        for root in ["ca", "ca-not-us", "ca-us-residents"] {
+            #expect(Set(try keys(under: root)).isDisjoint(with: aKeys), "\(root)")
+        }
+    }
+
     @Test("a phone trusting only B's key is notified of an exposure to a key first published to A")
     func phoneTrustingBDetectsAKeyPublishedToA() async throws {
         let directory = try TemporaryDirectory()
