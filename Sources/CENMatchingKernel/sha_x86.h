@@ -46,13 +46,25 @@ CEN_SHANI_TARGET static inline void state_words(sha_state s, __m128i *h0123, __m
     *h4567 = _mm_alignr_epi8(u, t, 8);
 }
 
+/// 4 rounds of one chain (W + K in wk). A volatile asm, so that the compiler keeps the chains' rounds in the order
+/// written (interleaved): clang otherwise runs one chain's rounds after another's to spare registers, leaving the
+/// SHA unit waiting on one chain's latency.
+CEN_SHANI_TARGET static inline __attribute__((always_inline)) void sha_rnds4(sha_state *s, __m128i wk) {
+    __asm__ volatile("movdqa %[wk], %%xmm0\n\t"
+                     "sha256rnds2 %%xmm0, %[abef], %[cdgh]\n\t"
+                     "pshufd $0x0e, %[wk], %%xmm0\n\t"
+                     "sha256rnds2 %%xmm0, %[cdgh], %[abef]"
+                     : [abef] "+x"(s->abef), [cdgh] "+x"(s->cdgh)
+                     : [wk] "x"(wk)
+                     : "xmm0");
+}
+
 /// Rounds 4r ..< 4r + 4 (r = 4q + i) of one chain; m holds the block's 4 message vectors and is rewritten with
 /// W[4r + 16 ...] as the schedule advances. i is a constant (the vectors stay in registers), q need not be.
 CEN_SHANI_TARGET static inline __attribute__((always_inline)) void sha_rounds4(sha_state *s, __m128i m[4], int q,
                                                                               int i) {
     const __m128i wk = _mm_add_epi32(m[i], _mm_load_si128((const __m128i *)&cen_k256[16 * q + 4 * i]));
-    s->cdgh = _mm_sha256rnds2_epu32(s->cdgh, s->abef, wk);
-    s->abef = _mm_sha256rnds2_epu32(s->abef, s->cdgh, _mm_shuffle_epi32(wk, 0x0E));
+    sha_rnds4(s, wk);
     if (q < 3) {
         __m128i x = _mm_sha256msg1_epu32(m[i], m[(i + 1) & 3]);
         x = _mm_add_epi32(x, _mm_alignr_epi8(m[(i + 3) & 3], m[(i + 2) & 3], 4));
@@ -63,8 +75,7 @@ CEN_SHANI_TARGET static inline __attribute__((always_inline)) void sha_rounds4(s
 /// Rounds 4r ..< 4r + 4 of the info block, whose W + K are precomputed.
 CEN_SHANI_TARGET static inline __attribute__((always_inline)) void sha_info_rounds4(sha_state *s, int q, int i) {
     const __m128i wk = _mm_load_si128((const __m128i *)&cen_shani_constants_value.info_schedule[16 * q + 4 * i]);
-    s->cdgh = _mm_sha256rnds2_epu32(s->cdgh, s->abef, wk);
-    s->abef = _mm_sha256rnds2_epu32(s->abef, s->cdgh, _mm_shuffle_epi32(wk, 0x0E));
+    sha_rnds4(s, wk);
 }
 
 CEN_SHANI_TARGET static inline void sha_add(sha_state *s, sha_state start) {
