@@ -181,36 +181,95 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs `executable` with `arguments` to its end, feeding it `standardInput`, and collects its output; past
-    /// `timeout` it is killed.
+    /// `timeout` it is killed. It blocks its thread while it waits: from async code, use
+    /// ``runAsync(_:_:standardInput:currentDirectory:environment:timeout:)``.
     public static func run(
         _ executable: String, _ arguments: [String], standardInput: Data? = nil, currentDirectory: String? = nil,
         environment: [String: String]? = nil, timeout: Duration? = nil
     ) throws -> Outcome {
+        try collecting(
+            executable, arguments, standardInput: standardInput, currentDirectory: currentDirectory,
+            environment: environment
+        ) { child in
+            var timedOut = false
+            if let timeout {
+                let deadline = ContinuousClock.now + timeout
+                while child.isRunning {
+                    if ContinuousClock.now >= deadline {
+                        child.send(SIGKILL)
+                        timedOut = true
+                        break
+                    }
+                    usleep(2_000)
+                }
+            }
+            return (child.waitForExit(), timedOut)
+        }
+    }
+
+    /// ``run(_:_:standardInput:currentDirectory:environment:timeout:)`` without blocking a thread while it waits. An
+    /// async test that blocks threads of Swift's cooperative pool (as many as the machine has cores) can starve
+    /// everything else in the test process, its in-process servers included, which the child may be talking to.
+    public static func runAsync(
+        _ executable: String, _ arguments: [String], standardInput: Data? = nil, currentDirectory: String? = nil,
+        environment: [String: String]? = nil, timeout: Duration? = nil
+    ) async throws -> Outcome {
         let directory = try TemporaryDirectory(prefix: "child")
         defer { directory.cleanUp() }
+        let child = try start(
+            executable, arguments, in: directory, standardInput: standardInput, currentDirectory: currentDirectory,
+            environment: environment)
+        var timedOut = false
+        let termination: Termination
+        if let timeout {
+            if let done = await child.waitForExit(timeout: timeout) {
+                termination = done
+            } else {
+                child.send(SIGKILL)
+                timedOut = true
+                termination = await child.waitForExit()
+            }
+        } else {
+            termination = await child.waitForExit()
+        }
+        return outcome(of: termination, in: directory, timedOut: timedOut)
+    }
+
+    /// Starts the child of a `run` with its input and outputs in `directory`, waits with `wait` and collects.
+    private static func collecting(
+        _ executable: String, _ arguments: [String], standardInput: Data?, currentDirectory: String?,
+        environment: [String: String]?, wait: (ChildProcess) -> (Termination, Bool)
+    ) throws -> Outcome {
+        let directory = try TemporaryDirectory(prefix: "child")
+        defer { directory.cleanUp() }
+        let child = try start(
+            executable, arguments, in: directory, standardInput: standardInput, currentDirectory: currentDirectory,
+            environment: environment)
+        let (termination, timedOut) = wait(child)
+        return outcome(of: termination, in: directory, timedOut: timedOut)
+    }
+
+    /// Starts a child reading `standardInput` and writing its outputs to files in `directory`.
+    private static func start(
+        _ executable: String, _ arguments: [String], in directory: TemporaryDirectory, standardInput: Data?,
+        currentDirectory: String?, environment: [String: String]?
+    ) throws -> ChildProcess {
         var input: String?
         if let standardInput {
             input = directory.path("stdin")
             try standardInput.write(to: directory.url.appendingPathComponent("stdin"))
         }
-        let child = try ChildProcess(
+        return try ChildProcess(
             executable, arguments, standardInput: input, standardOutput: .file(directory.path("stdout")),
             standardError: .file(directory.path("stderr")), currentDirectory: currentDirectory,
             environment: environment)
-        var timedOut = false
-        if let timeout {
-            let deadline = ContinuousClock.now + timeout
-            while child.isRunning {
-                if ContinuousClock.now >= deadline {
-                    child.send(SIGKILL)
-                    timedOut = true
-                    break
-                }
-                usleep(2_000)
-            }
-        }
-        let termination = child.waitForExit()
-        return Outcome(
+    }
+
+    /// What a child run in `directory` wrote.
+    private static func outcome(of termination: Termination, in directory: TemporaryDirectory, timedOut: Bool)
+        -> Outcome
+    {
+        Outcome(
             termination: termination,
             standardOutput: (try? Data(contentsOf: directory.url.appendingPathComponent("stdout"))) ?? Data(),
             standardError: (try? Data(contentsOf: directory.url.appendingPathComponent("stderr"))) ?? Data(),

@@ -69,8 +69,9 @@ struct EnserverMirrorTests {
     }
 
     /// Runs `enserver mirror ARGUMENTS` as a process to its end.
-    func mirrorProcess(_ arguments: [String]) throws -> ChildProcess.Outcome {
-        try ChildProcess.run(try #require(ExternalTool.enserver.path), ["mirror"] + arguments, timeout: .seconds(300))
+    func mirrorProcess(_ arguments: [String]) async throws -> ChildProcess.Outcome {
+        try await ChildProcess.runAsync(
+            try #require(ExternalTool.enserver.path), ["mirror"] + arguments, timeout: .seconds(300))
     }
 
     @Test(
@@ -132,7 +133,7 @@ struct EnserverMirrorTests {
             let exported = try await admin.request(
                 "/v1/test/export", method: "POST", headers: json, body: Data("{}".utf8))
             #expect(exported.status == 200, "\(exported.text)")
-            let outcome = try mirrorProcess(arguments)
+            let outcome = try await mirrorProcess(arguments)
             #expect(outcome.termination.exitStatus == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")
             let source = try listedFiles("\(sourceDirectory)/\(Self.root)", root: Self.root)
             let served = try await client.request("/\(Self.root)/index.txt")
@@ -351,7 +352,7 @@ struct EnserverMirrorTests {
                 }
                 if served != expected { interrupted += 1 }
                 // A run to its end converges on the source.
-                let outcome = try ChildProcess.run(
+                let outcome = try await ChildProcess.runAsync(
                     try #require(ExternalTool.enserver.path), arguments, timeout: .seconds(300))
                 #expect(
                     outcome.termination.exitStatus == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")

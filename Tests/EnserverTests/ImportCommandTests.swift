@@ -349,7 +349,7 @@ struct ImportCommandTests {
                 }
                 try store.close()
                 // A run to its end imports the rest: every key once, every file recorded as imported once.
-                let outcome = try ChildProcess.run(enserver, arguments, timeout: .seconds(300))
+                let outcome = try await ChildProcess.runAsync(enserver, arguments, timeout: .seconds(300))
                 #expect(
                     outcome.termination.exitStatus == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")
                 let after = try ENKeyServerSQLiteStore(path: directory.path(database))
