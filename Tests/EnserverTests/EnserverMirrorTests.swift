@@ -375,38 +375,28 @@ struct EnserverMirrorTests {
         let base = [
             "mirror", "--source", "http://127.0.0.1:9", "--export-dir", directory.path("m"), "--public-key", publicKey,
         ]
-        func expectFailure(_ arguments: [String], mentioning text: String) async {
-            do {
-                try await runEnserver(arguments)
-                Issue.record("enserver \(arguments) should fail")
-            } catch {
-                #expect(Enserver.exitStatus(for: error) == 2, "\(arguments): \(error)")
-                #expect(
-                    "\(error)".contains(text) || Enserver.fullMessage(for: error).contains(text),
-                    "\(Enserver.fullMessage(for: error))")
-            }
-        }
-        await expectFailure(
+        await expectEnserverFailure(
             ["mirror", "--export-dir", directory.path("m"), "--public-key", publicKey], mentioning: "--source")
-        await expectFailure(
+        await expectEnserverFailure(
             ["mirror", "--source", "http://127.0.0.1:9", "--export-dir", directory.path("m")],
             mentioning: "--public-key")
-        await expectFailure(
+        await expectEnserverFailure(
             ["mirror", "--source", "ftp://x", "--export-dir", "m", "--public-key", publicKey],
             mentioning: "--source ftp://x")
-        await expectFailure(base + ["--source-root", "../up"], mentioning: "--source-root ../up")
-        await expectFailure(base + ["--export-root", "/abs"], mentioning: "--export-root /abs")
-        await expectFailure(base + ["--filename-rewrite", "fixed.zip"], mentioning: "--filename-rewrite fixed.zip")
-        await expectFailure(base + ["--interval", "often"], mentioning: "--interval often")
-        await expectFailure(base + ["--max-file-bytes", "0"], mentioning: "--max-file-bytes 0")
-        await expectFailure(
+        await expectEnserverFailure(base + ["--source-root", "../up"], mentioning: "--source-root ../up")
+        await expectEnserverFailure(base + ["--export-root", "/abs"], mentioning: "--export-root /abs")
+        await expectEnserverFailure(
+            base + ["--filename-rewrite", "fixed.zip"], mentioning: "--filename-rewrite fixed.zip")
+        await expectEnserverFailure(base + ["--interval", "often"], mentioning: "--interval often")
+        await expectEnserverFailure(base + ["--max-file-bytes", "0"], mentioning: "--max-file-bytes 0")
+        await expectEnserverFailure(
             [
                 "mirror", "--source", "http://127.0.0.1:9", "--export-dir", "m", "--public-key",
                 directory.path("none.pem"),
             ],
             mentioning: "--public-key \(directory.path("none.pem"))")
         try "not a key".write(toFile: directory.path("bad.pem"), atomically: true, encoding: .utf8)
-        await expectFailure(
+        await expectEnserverFailure(
             [
                 "mirror", "--source", "http://127.0.0.1:9", "--export-dir", "m", "--public-key",
                 "v1=" + directory.path("bad.pem"),

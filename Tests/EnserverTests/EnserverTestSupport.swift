@@ -2,6 +2,7 @@ import ArgumentParser
 import ENCore
 import ENCrypto
 import ENExportFormat
+import ENHTTPServer
 import ENKeyServer
 import ENKeyServerSQLite
 import ENTestSupport
@@ -182,5 +183,23 @@ func runEnserver(_ arguments: [String]) async throws {
     } else {
         var command = command
         try command.run()
+    }
+}
+
+/// Runs `enserver ARGUMENTS` in process and records an issue unless it fails with exit status 2 and a message
+/// mentioning `text` (bad options name the option): an `EnserverFailure`, or one of ArgumentParser's errors (a
+/// missing option), which `enserver` also exits 2 for.
+func expectEnserverFailure(_ arguments: [String], mentioning text: String) async {
+    do {
+        try await runEnserver(arguments)
+        Issue.record("enserver \(arguments) should fail")
+    } catch let failure as EnserverFailure {
+        #expect(failure.exitCode == 2)
+        #expect(failure.message.contains(text), "\(failure.message)")
+    } catch {
+        #expect(Enserver.exitStatus(for: error) == 2, "\(arguments): \(error)")
+        #expect(
+            "\(error)".contains(text) || Enserver.fullMessage(for: error).contains(text),
+            "\(Enserver.fullMessage(for: error))")
     }
 }

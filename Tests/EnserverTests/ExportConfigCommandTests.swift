@@ -157,29 +157,18 @@ struct ExportConfigCommandTests {
         ]
         for (extra, text) in cases {
             let config = try caConfiguration(in: directory, signingKey: key, extra)
-            await expectFailure(base + ["--export-config", config], mentioning: text)
-            await expectFailure(base + ["--export-config", config], mentioning: "--export-config \(config)")
+            await expectEnserverFailure(base + ["--export-config", config], mentioning: text)
+            await expectEnserverFailure(base + ["--export-config", config], mentioning: "--export-config \(config)")
         }
         let missing = directory.path("absent.json")
-        await expectFailure(base + ["--export-config", missing], mentioning: "--export-config \(missing)")
+        await expectEnserverFailure(base + ["--export-config", missing], mentioning: "--export-config \(missing)")
         let config = try caConfiguration(in: directory, signingKey: key)
-        await expectFailure(
+        await expectEnserverFailure(
             base + ["--export-config", config, "--export-config", config], mentioning: "named 'ca'")
         let loose = try caConfiguration(in: directory, signingKey: key)
         chmod(directory.path("ca-signing.pem"), 0o644)
-        await expectFailure(base + ["--export-config", loose], mentioning: "chmod 600")
+        await expectEnserverFailure(base + ["--export-config", loose], mentioning: "chmod 600")
         #expect(!FileManager.default.fileExists(atPath: directory.path("keys.sqlite")))
     }
 
-    func expectFailure(_ arguments: [String], mentioning text: String) async {
-        do {
-            try await runEnserver(arguments)
-            Issue.record("enserver \(arguments) should fail")
-        } catch let failure as EnserverFailure {
-            #expect(failure.exitCode == 2)
-            #expect(failure.message.contains(text), "\(failure.message)")
-        } catch {
-            Issue.record("unexpected \(error)")
-        }
-    }
 }

@@ -373,39 +373,31 @@ struct ImportCommandTests {
         let good = [
             "--import-name", "us", "--import-index", "http://127.0.0.1:9/index.txt", "--import-region", "US",
         ]
-        func expectFailure(_ extra: [String], mentioning text: String) async {
-            do {
-                try await runEnserver(base + extra)
-                Issue.record("enserver import \(extra) should fail")
-            } catch let failure as EnserverFailure {
-                #expect(failure.exitCode == 2)
-                #expect(failure.message.contains(text), "\(failure.message)")
-            } catch {
-                Issue.record("unexpected \(error)")
-            }
-        }
-        await expectFailure(good, mentioning: "--import-public-key")
+        await expectEnserverFailure(base + good, mentioning: "--import-public-key")
         let pem = directory.path("key.pem")
         try (try P256SigningKey().publicKey).pemRepresentation.write(toFile: pem, atomically: true, encoding: .utf8)
-        await expectFailure(good + ["--import-public-key", pem], mentioning: "KEY-ID/KEY-VERSION=PEM-FILE")
-        await expectFailure(good + ["--import-public-key", "310/v1=/missing.pem"], mentioning: "cannot read")
+        await expectEnserverFailure(
+            base + good + ["--import-public-key", pem], mentioning: "KEY-ID/KEY-VERSION=PEM-FILE")
+        await expectEnserverFailure(
+            base + good + ["--import-public-key", "310/v1=/missing.pem"], mentioning: "cannot read")
         let key = ["--import-public-key", "310/v1=\(pem)"]
-        await expectFailure(
-            ["--import-name", "us", "--import-index", "ftp://example/index.txt", "--import-region", "US"] + key,
+        await expectEnserverFailure(
+            base + ["--import-name", "us", "--import-index", "ftp://example/index.txt", "--import-region", "US"] + key,
             mentioning: "--import-index")
-        await expectFailure(
-            ["--import-name", "us", "--import-index", "http://127.0.0.1:9/index.txt", "--import-region", "U S"] + key,
+        await expectEnserverFailure(
+            base + ["--import-name", "us", "--import-index", "http://127.0.0.1:9/index.txt", "--import-region", "U S"]
+                + key,
             mentioning: "--import-region")
-        await expectFailure(good + key + ["--import-retry", "soon"], mentioning: "--import-retry")
-        await expectFailure(
-            good + key + ["--import-public-key-thru", "310/v1"], mentioning: "KEY-ID/KEY-VERSION=DATE")
-        await expectFailure(
-            good + key + ["--import-public-key-thru", "310/v1=tomorrow"], mentioning: "--import-public-key-thru")
-        await expectFailure(
-            good + key + ["--import-public-key-thru", "310/v2=2026-06-01T00:00:00Z"],
+        await expectEnserverFailure(base + good + key + ["--import-retry", "soon"], mentioning: "--import-retry")
+        await expectEnserverFailure(
+            base + good + key + ["--import-public-key-thru", "310/v1"], mentioning: "KEY-ID/KEY-VERSION=DATE")
+        await expectEnserverFailure(
+            base + good + key + ["--import-public-key-thru", "310/v1=tomorrow"], mentioning: "--import-public-key-thru")
+        await expectEnserverFailure(
+            base + good + key + ["--import-public-key-thru", "310/v2=2026-06-01T00:00:00Z"],
             mentioning: "no --import-public-key 310/v2")
-        await expectFailure(
-            good + key + [
+        await expectEnserverFailure(
+            base + good + key + [
                 "--import-public-key-thru", "310/v1=2026-06-01T00:00:00Z", "--import-public-key-thru",
                 "310/v1=2026-07-01T00:00:00Z",
             ], mentioning: "given twice")
@@ -415,6 +407,7 @@ struct ImportCommandTests {
         ).configuration(required: true)
         let thru = try #require(parsed?.trustedKeys.first?.thru)
         #expect(thru == Date(timeIntervalSince1970: 1_780_272_000))
-        await expectFailure(["--import-public-key-thru", "310/v1=2026-06-01T00:00:00Z"], mentioning: "--import-name")
+        await expectEnserverFailure(
+            base + ["--import-public-key-thru", "310/v1=2026-06-01T00:00:00Z"], mentioning: "--import-name")
     }
 }
