@@ -43,8 +43,10 @@ public final class RawConnection: @unchecked Sendable {
         await offThePool { self.sendBlocking(data) }
     }
 
-    /// What the server sent until it closed the connection or `seconds` passed with nothing more.
-    public func readAll(timeout seconds: Int = 10) async -> Data {
+    /// What the server sent until it closed the connection or `seconds` passed with nothing more. The default is
+    /// long because an answer can be late without being wrong: a server in the test's process answers from the
+    /// cooperative pool, which the suite's other tests (CPU-bound under a sanitizer) can hold for seconds.
+    public func readAll(timeout seconds: Int = 60) async -> Data {
         await offThePool { self.readAllBlocking(timeout: seconds) }
     }
 

@@ -51,17 +51,20 @@ struct VerificationListenerTests {
             to: .verify, apiKey: fixture.deviceKey, contentType: "application/json", body: Data(),
             bodyExceedsLimit: true)
         let limits = HTTPLimits(maximumBodyBytes: 1000)
-        let reply = try await Self.serving(fixture, limits: limits) { device, _ in
+        let outcome = try await Self.serving(fixture, limits: limits) { device, _ in
             let connection = try RawConnection(port: device, sendTimeout: 20)
             let body = Data(#"{"code":""#.utf8) + Data(repeating: 0x31, count: 5000) + Data(#""}"#.utf8)
             let head =
                 "POST /api/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "X-API-Key: \(fixture.deviceKey)\r\nContent-Length: \(body.count)\r\n\r\n"
             _ = await connection.send(Data(head.utf8) + body)
-            return String(decoding: await connection.readAll(), as: UTF8.self)
+            return (String(decoding: await connection.readAll(), as: UTF8.self), connection.lastError)
         }
+        let reply = outcome.0
         #expect(expected.status >= 400)
-        #expect(reply.hasPrefix("HTTP/1.1 \(expected.status)"), "\(reply.prefix(300))")
+        #expect(
+            reply.hasPrefix("HTTP/1.1 \(expected.status)"),
+            "\(reply.prefix(300)); errno \(String(describing: outcome.1))")
         #expect(reply.hasSuffix(String(decoding: expected.body, as: UTF8.self)), "\(reply.prefix(600))")
     }
 
