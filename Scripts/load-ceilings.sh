@@ -8,8 +8,10 @@
 #   then `Scripts/load.sh sqlite 1`.
 # - postgres: `pgbench` running the transaction `enserver` runs for a publish (Scripts/load/publish.pgbench) with
 #   CONNECTIONS clients on a schema `enserver` created, then `Scripts/load.sh postgres` with 1 and 2 instances.
-# - get: `GET` of one export file, from `enserver` and from nginx serving the same bytes from disk (a temporary
-#   config on a loopback port), both with wrk (CONNECTIONS connections).
+# - get: `GET` of one export file, from `enserver` and from nginx serving the same bytes from disk (temporary
+#   configs on loopback ports), all with wrk (CONNECTIONS connections), like for like twice: enserver at its default
+#   `--log-level info` (a line per request) against nginx with its access log, then enserver at `warning` against
+#   nginx with `access_log off`.
 #
 # SECONDS defaults to 20, CONNECTIONS to 8. Installs wrk, nginx, pgbench and PostgreSQL (Scripts/postgres.sh) when
 # missing. Prints the runs' JSON lines, then one table: ceiling, enserver, their ratio, enserver's p99, the target.
@@ -35,7 +37,7 @@ www=""
 base_url=${ENKEYSERVER_TEST_POSTGRES_URL:-postgres://enserver:enserver@127.0.0.1:5432/enserver_test}
 cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null || true; done
-    [ ! -f "$work/nginx.pid" ] || kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    for pidfile in "$work"/nginx-*.pid; do [ ! -f "$pidfile" ] || kill "$(cat "$pidfile")" 2>/dev/null || true; done
     [ -z "$schema" ] || psql -q "$base_url" -c "drop schema if exists $schema cascade" >/dev/null 2>&1 || true
     rm -rf "$work" ${www:+"$www"}
 }
@@ -145,45 +147,62 @@ if [ "$what" = get ] || [ "$what" = all ]; then
     chmod 755 "$www"
     mkdir -p "$www/$(dirname "$name")"
     curl -fs "http://127.0.0.1:18182/$name" -o "$www/$name"
-    cat >"$work/nginx.conf" <<NGINX
+    # nginx twice: with its access log (one line per request, as enserver at info) and without (as at warning).
+    for logging in on off; do
+        if [ "$logging" = on ]; then access="access_log $work/nginx-access.log;"; else access="access_log off;"; fi
+        cat >"$work/nginx-$logging.conf" <<NGINX
 worker_processes auto;
-pid $work/nginx.pid;
+pid $work/nginx-$logging.pid;
 error_log $work/nginx-error.log;
 events { worker_connections 1024; }
 http {
-    access_log off;
+    $access
     sendfile on;
     client_body_temp_path $work/nginx-tmp;
     proxy_temp_path $work/nginx-tmp;
     fastcgi_temp_path $work/nginx-tmp;
     uwsgi_temp_path $work/nginx-tmp;
     scgi_temp_path $work/nginx-tmp;
-    server { listen 127.0.0.1:18183; root $www; }
+    server { listen 127.0.0.1:$([ "$logging" = on ] && echo 18184 || echo 18183); root $www; }
 }
 NGINX
-    nginx -c "$work/nginx.conf" -e "$work/nginx-error.log"
-    n=0
-    until curl -fs "http://127.0.0.1:18183/$name" -o /dev/null; do
-        n=$((n + 1)); [ "$n" -lt 50 ] || { echo "nginx did not start" >&2; cat "$work/nginx-error.log" >&2; exit 1; }
-        sleep 0.1
+        nginx -c "$work/nginx-$logging.conf" -e "$work/nginx-error.log"
     done
-    for server in enserver:18182 nginx:18183; do
-        wrk -t1 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:${server#*:}/$name" >"$work/wrk-get.out" 2>&1
+    for port in 18183 18184; do
+        n=0
+        until curl -fs "http://127.0.0.1:$port/$name" -o /dev/null; do
+            n=$((n + 1)); [ "$n" -lt 50 ] || { echo "nginx did not start" >&2; cat "$work/nginx-error.log" >&2; exit 1; }
+            sleep 0.1
+        done
+    done
+    # get NAME PORT: wrk against one server; sets get_NAME and get_p99_NAME.
+    get() {
+        wrk -t1 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$2/$name" >"$work/wrk-get.out" 2>&1
         rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$work/wrk-get.out")
         p99=$(awk '$1 == "99%" {print $2}' "$work/wrk-get.out")
         non2xx=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' "$work/wrk-get.out")
-        echo "{\"get\": \"${server%%:*}\", \"file\": \"$name\", \"bytes\": $(wc -c <"$www/$name"), \"rps\": $rps, \"p99\": \"$p99\", \"non2xx\": ${non2xx:-0}}"
-        eval "get_${server%%:*}=$rps; get_p99_${server%%:*}=$p99"
-    done
-    row "GET one export file (ceiling: nginx)" "$get_nginx" "$get_enserver" "$get_p99_enserver" "0.5x"
+        echo "{\"get\": \"$1\", \"file\": \"$name\", \"bytes\": $(wc -c <"$www/$name"), \"rps\": $rps, \"p99\": \"$p99\", \"non2xx\": ${non2xx:-0}}"
+        eval "get_$1=$rps; get_p99_$1=$p99"
+    }
+    # enserver as it runs by default (--log-level info: a line per request), then without request lines.
+    get enserver_info 18182
+    get nginx_log 18184
+    stop_server "$last_pid"
+    start_server 18182 --database "$work/get.sqlite" --test-clock 2020-04-01T06:00:00Z --log-level warning
+    get enserver_warning 18182
+    get nginx 18183
+    row "GET one export file, each logging every request (enserver info; nginx access_log)" \
+        "$get_nginx_log" "$get_enserver_info" "$get_p99_enserver_info" "0.5x"
+    row "GET one export file, neither logging (enserver warning; nginx access_log off)" \
+        "$get_nginx" "$get_enserver_warning" "$get_p99_enserver_warning" "0.5x"
 fi
 
 echo
-printf '%-46s %12s %12s %7s %10s  %s\n' "measure ($connections connections, ${seconds}s)" "ceiling/s" "enserver/s" ratio "p99" target
+printf '%-84s %12s %12s %7s %10s  %s\n' "measure ($connections connections, ${seconds}s)" "ceiling/s" "enserver/s" ratio "p99" target
 python3 - "$rows" <<'PY'
 import sys
 for line in open(sys.argv[1]):
     name, ceiling, enserver, p99, target = line.rstrip("\n").split("\t")
     p99 = p99 if p99.endswith("s") else p99 + " ms"
-    print("%-46s %12.1f %12.1f %6.2fx %10s  %s" % (name, float(ceiling), float(enserver), float(enserver) / float(ceiling), p99, target))
+    print("%-84s %12.1f %12.1f %6.2fx %10s  %s" % (name, float(ceiling), float(enserver), float(enserver) / float(ceiling), p99, target))
 PY

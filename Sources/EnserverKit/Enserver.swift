@@ -56,11 +56,7 @@ package struct Enserver: AsyncParsableCommand {
             ((command as? ServeCommand)?.logging.logLevel ?? (command as? ExportCommand)?.logging.logLevel
             ?? (command as? ImportCommand)?.logging.logLevel ?? (command as? MirrorCommand)?.logging.logLevel)?.level
             ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
     }
 
     /// The exit status of an error `parseAsRoot` or a command threw: 2 for bad options (an unknown option, a

@@ -1,4 +1,3 @@
-import Foundation
 import Hummingbird
 import Logging
 
@@ -26,12 +25,13 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func log(_ request: Request, route: String, status: Int, since started: ContinuousClock.Instant) {
-        let milliseconds = (ContinuousClock.now - started) / .milliseconds(1)
+        // Tenths of a millisecond, rounded, formatted without Foundation's `String(format:)`.
+        let tenths = Int(((ContinuousClock.now - started) / .microseconds(100)).rounded())
         logger.info(
             "request",
             metadata: [
                 "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)",
-                "ms": "\(String(format: "%.1f", milliseconds))",
+                "ms": "\(tenths / 10).\(tenths % 10)",
             ])
     }
 }
