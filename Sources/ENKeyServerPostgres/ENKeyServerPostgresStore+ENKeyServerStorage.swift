@@ -61,49 +61,115 @@
             return try await client.enStatement { connection in try await body(connection, logger) }
         }
 
+        /// The most keys one `INSERT` carries: 11 parameters a key, under PostgreSQL's 65,535.
+        static let keysPerInsert = 500
+
+        /// The types of the columns ``insertion(_:locking:)`` writes, in its order.
+        static let insertedColumnTypes = [
+            "bytea", "bigint", "bigint", "bigint", "bigint", "bigint", "bigint", "timestamptz", "text[]", "boolean",
+            "text",
+        ]
+
+        /// `keys` (at most ``keysPerInsert``, in key-data order) in one `INSERT ... ON CONFLICT (key_data) DO NOTHING
+        /// RETURNING key_data`; with `locking`, the statement takes the exporter's shared lock itself before its first
+        /// row (for a statement that is its own transaction).
+        static func insertion(_ keys: ArraySlice<ENKeyServerInsertion>, locking: Bool) throws -> PostgresQuery {
+            var bindings = PostgresBindings(capacity: 11 * keys.count + 1)
+            var values: [String] = []
+            for insertion in keys {
+                let row = PostgresKeyRow(insertion.key)
+                let first = bindings.count + 1
+                try bindings.append(row.keyData)
+                bindings.append(row.rollingStart)
+                bindings.append(row.rollingPeriod)
+                bindings.append(row.transmissionRiskLevel)
+                bindings.append(row.reportType)
+                bindings.append(row.daysSinceOnset)
+                bindings.append(row.variant)
+                bindings.append(insertion.exportableAt)
+                bindings.append(insertion.origin.regions)
+                bindings.append(insertion.origin.traveler)
+                bindings.append(insertion.origin.importName)
+                // Typed, because rows selected from `VALUES` take their types from their values, not from the
+                // columns they go into (a NULL would be text).
+                values.append(
+                    "("
+                        + zip(first..<first + 11, Self.insertedColumnTypes).map { "$\($0)::\($1)" }.joined(
+                            separator: ", ") + ")")
+            }
+            let columns = """
+                key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, \
+                variant, received_at, regions, traveler, import_name
+                """
+            let source: String
+            if locking {
+                bindings.append(PostgresSchema.exportLock)
+                source = """
+                    WITH export_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared($\(bindings.count)))
+                    INSERT INTO key_server_keys (\(columns))
+                    SELECT rows.* FROM export_lock, (VALUES \(values.joined(separator: ", "))) AS rows (\(columns))
+                    """
+            } else {
+                source = "INSERT INTO key_server_keys (\(columns)) VALUES \(values.joined(separator: ", "))"
+            }
+            return PostgresQuery(
+                unsafeSQL: source + "\nON CONFLICT (key_data) DO NOTHING\nRETURNING key_data", binds: bindings)
+        }
+
+        /// `keys` inserted by one statement that is its own transaction (``insertion(_:locking:)`` with the lock),
+        /// run again, as a transaction is, when PostgreSQL aborts it as a deadlock victim or a serialization failure.
+        private func lockedInsert(_ keys: [ENKeyServerInsertion]) async throws(ENError) -> Set<Data> {
+            let logger = self.logger
+            var attempt = 1
+            while true {
+                do {
+                    let query = try Self.insertion(keys[...], locking: true)
+                    return try await client.withConnection { connection in
+                        var inserted = Set<Data>()
+                        for try await keyData in try await connection.query(query, logger: logger).decode(Data.self) {
+                            inserted.insert(keyData)
+                        }
+                        return inserted
+                    }
+                } catch {
+                    if attempt < PostgresClient.enTransactionRetryLimit, PostgresClient.isTransient(error) {
+                        attempt += 1
+                        logger.debug("statement retried", metadata: ["attempt": "\(attempt)"])
+                        continue
+                    }
+                    if let error = error as? ENError { throw error }
+                    throw ENError.postgres(error)
+                }
+            }
+        }
+
         /// Inserts and revises in one transaction; see `ENKeyServerStorage/insertAndRevise(inserting:revising:)`.
         /// Of two instances storing one key data at once, one inserts it and the other skips it; of two revising one
         /// key at once, one succeeds and the other throws `ENError.Code.badParameter` with nothing written.
+        ///
+        /// A publish's usual write, new keys and no revision (at most ``keysPerInsert``), is one statement in its own
+        /// transaction, one round trip: the exporter's shared lock taken in a `MATERIALIZED` common table expression
+        /// the inserted rows are joined with, so that it is held before the first row is written and until the
+        /// statement commits, as in the explicit transaction (`BEGIN`, the lock, the `INSERT`, `COMMIT`: four round
+        /// trips) that anything larger runs.
         public func insertAndRevise(
             inserting insertions: [ENKeyServerInsertion], revising revisions: [ENKeyServerRevision]
         ) async throws(ENError) -> [Data] {
-            try await transaction { connection, logger in
+            // In key-data order, and revisions too: two publishes inserting overlapping keys wait for each other
+            // in one order instead of deadlocking.
+            let sorted = insertions.sorted(by: { $0.key.keyData.lexicographicallyPrecedes($1.key.keyData) })
+            if revisions.isEmpty, !sorted.isEmpty, sorted.count <= Self.keysPerInsert {
+                let inserted = try await lockedInsert(sorted)
+                var reported = Set<Data>()
+                return insertions.map(\.key.keyData).filter { inserted.contains($0) && reported.insert($0).inserted }
+            }
+            return try await transaction { connection, logger in
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.exportLock))", logger: logger)
-                // In key-data order, and revisions too: two publishes inserting overlapping keys wait for each other
-                // in one order instead of deadlocking.
-                // One statement per 500 keys (11 parameters a key, under PostgreSQL's 65,535), rows in key-data order.
                 var inserted = Set<Data>()
-                let sorted = insertions.sorted(by: { $0.key.keyData.lexicographicallyPrecedes($1.key.keyData) })
-                for start in stride(from: 0, to: sorted.count, by: 500) {
-                    var bindings = PostgresBindings(capacity: 11 * min(500, sorted.count - start))
-                    var values: [String] = []
-                    for insertion in sorted[start..<min(start + 500, sorted.count)] {
-                        let row = PostgresKeyRow(insertion.key)
-                        let first = bindings.count + 1
-                        try bindings.append(row.keyData)
-                        bindings.append(row.rollingStart)
-                        bindings.append(row.rollingPeriod)
-                        bindings.append(row.transmissionRiskLevel)
-                        bindings.append(row.reportType)
-                        bindings.append(row.daysSinceOnset)
-                        bindings.append(row.variant)
-                        bindings.append(insertion.exportableAt)
-                        bindings.append(insertion.origin.regions)
-                        bindings.append(insertion.origin.traveler)
-                        bindings.append(insertion.origin.importName)
-                        values.append("(" + (first..<first + 11).map { "$\($0)" }.joined(separator: ", ") + ")")
-                    }
-                    let rows = try await connection.query(
-                        PostgresQuery(
-                            unsafeSQL: """
-                                INSERT INTO key_server_keys (key_data, rolling_start, rolling_period,
-                                    transmission_risk_level, report_type, days_since_onset, variant, received_at,
-                                    regions, traveler, import_name)
-                                VALUES \(values.joined(separator: ", "))
-                                ON CONFLICT (key_data) DO NOTHING
-                                RETURNING key_data
-                                """, binds: bindings), logger: logger)
+                for start in stride(from: 0, to: sorted.count, by: Self.keysPerInsert) {
+                    let chunk = sorted[start..<min(start + Self.keysPerInsert, sorted.count)]
+                    let rows = try await connection.query(try Self.insertion(chunk, locking: false), logger: logger)
                     for try await keyData in rows.decode(Data.self) { inserted.insert(keyData) }
                 }
                 let ordered = revisions.enumerated().sorted {

@@ -159,5 +159,64 @@
                 try await body(ENKeyServerPostgresStore(client: client, logger: quiet))
             }
         }
+
+        /// A publish's keys wait for an export in progress (the exporter holds its lock exclusively), on both of
+        /// the insert's paths: new keys only (one statement taking the lock itself) and with a revision (a
+        /// transaction). Had the insert not taken the lock, its keys would be stored while the exporter holds it.
+        @Test(.enabled(if: PostgresTestDatabase.isEnabled), arguments: [false, true])
+        func anInsertWaitsForAnExportInProgress(revising: Bool) async throws {
+            try await PostgresTestDatabase.withSchema { url in
+                let configuration = try ENKeyServerPostgresStore.clientConfiguration(url: url)
+                let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+                let storeClient = PostgresClient(configuration: configuration, backgroundLogger: quiet)
+                let exporterClient = PostgresClient(configuration: configuration, backgroundLogger: quiet)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await storeClient.run() }
+                    group.addTask { await exporterClient.run() }
+                    defer { group.cancelAll() }
+                    let store = ENKeyServerPostgresStore(client: storeClient, logger: quiet)
+                    try await store.migrate()
+                    func key(_ n: Int) -> ENTemporaryExposureKey {
+                        ENTemporaryExposureKey(
+                            keyData: Data(repeating: UInt8(n), count: 16), rollingStartNumber: today,
+                            transmissionRiskLevel: 2, diagnosisReportType: .confirmedClinicalDiagnosis)
+                    }
+                    _ = try await store.insertAndRevise(
+                        inserting: [ENKeyServerInsertion(key: key(1), exportableAt: referenceDate)], revising: [])
+                    let revisions =
+                        revising
+                        ? [
+                            ENKeyServerRevision(
+                                keyData: key(1).keyData, reportType: .confirmedTest,
+                                daysSinceOnsetOfSymptoms: ENDaysSinceOnsetOfSymptomsUnknown,
+                                revisedAt: referenceDate.addingTimeInterval(3600))
+                        ] : []
+                    let insertions = (2...15).map { ENKeyServerInsertion(key: key($0), exportableAt: referenceDate) }
+                    let stored = { @Sendable () async throws -> Int in
+                        try await store.storedKeys(withKeyData: insertions.map(\.key.keyData)).count
+                    }
+                    // The exporter's side: its lock (PostgresSchema.exportLock) taken exclusively in a transaction,
+                    // held until told.
+                    let (taken, takenSignal) = AsyncStream<Void>.makeStream()
+                    let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+                    let exporter = Task {
+                        try await exporterClient.withTransaction(logger: quiet) { connection in
+                            try await connection.query(
+                                "SELECT pg_advisory_xact_lock(\(Int64(0x454E_5302)))", logger: quiet)
+                            takenSignal.yield()
+                            for await _ in release { break }
+                        }
+                    }
+                    for await _ in taken { break }
+                    let insert = Task { try await store.insertAndRevise(inserting: insertions, revising: revisions) }
+                    try await Task.sleep(for: .milliseconds(500))
+                    #expect(try await stored() == 0, "keys were stored while the exporter held its lock")
+                    releaseSignal.yield()
+                    try await exporter.value
+                    #expect(try await insert.value.count == 14)
+                    #expect(try await stored() == 14)
+                }
+            }
+        }
     }
 #endif
