@@ -75,10 +75,8 @@
         /// row (for a statement that is its own transaction).
         static func insertion(_ keys: ArraySlice<ENKeyServerInsertion>, locking: Bool) throws -> PostgresQuery {
             var bindings = PostgresBindings(capacity: 11 * keys.count + 1)
-            var values: [String] = []
             for insertion in keys {
                 let row = PostgresKeyRow(insertion.key)
-                let first = bindings.count + 1
                 try bindings.append(row.keyData)
                 bindings.append(row.rollingStart)
                 bindings.append(row.rollingPeriod)
@@ -90,12 +88,22 @@
                 bindings.append(insertion.origin.regions)
                 bindings.append(insertion.origin.traveler)
                 bindings.append(insertion.origin.importName)
-                // Typed, because rows selected from `VALUES` take their types from their values, not from the
-                // columns they go into (a NULL would be text).
-                values.append(
-                    "("
-                        + zip(first..<first + 11, Self.insertedColumnTypes).map { "$\($0)::\($1)" }.joined(
-                            separator: ", ") + ")")
+            }
+            if locking { bindings.append(PostgresSchema.exportLock) }
+            return PostgresQuery(unsafeSQL: insertionSQL(count: keys.count, locking: locking), binds: bindings)
+        }
+
+        /// The text of ``insertion(_:locking:)`` for `count` keys, which depends on nothing else: made once for each
+        /// count a publish has (up to 64 keys), made each time for more.
+        static func insertionSQL(count: Int, locking: Bool) -> String {
+            let cacheKey = count * 2 + (locking ? 1 : 0)
+            if count <= 64, let cached = insertionSQLCache.withLock({ $0[cacheKey] }) { return cached }
+            // Typed, because rows selected from `VALUES` take their types from their values, not from the
+            // columns they go into (a NULL would be text).
+            let values = (0..<count).map { key in
+                "("
+                    + zip(11 * key + 1..<11 * key + 12, insertedColumnTypes).map { "$\($0)::\($1)" }.joined(
+                        separator: ", ") + ")"
             }
             let columns = """
                 key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, \
@@ -103,18 +111,21 @@
                 """
             let source: String
             if locking {
-                bindings.append(PostgresSchema.exportLock)
                 source = """
-                    WITH export_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared($\(bindings.count)))
+                    WITH export_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared($\(11 * count + 1)))
                     INSERT INTO key_server_keys (\(columns))
                     SELECT rows.* FROM export_lock, (VALUES \(values.joined(separator: ", "))) AS rows (\(columns))
                     """
             } else {
                 source = "INSERT INTO key_server_keys (\(columns)) VALUES \(values.joined(separator: ", "))"
             }
-            return PostgresQuery(
-                unsafeSQL: source + "\nON CONFLICT (key_data) DO NOTHING\nRETURNING key_data", binds: bindings)
+            let sql = source + "\nON CONFLICT (key_data) DO NOTHING\nRETURNING key_data"
+            if count <= 64 { insertionSQLCache.withLock { $0[cacheKey] = sql } }
+            return sql
         }
+
+        /// ``insertionSQL(count:locking:)``'s texts made so far.
+        private static let insertionSQLCache = Locked<[Int: String]>([:])
 
         /// `keys` inserted by one statement that is its own transaction (``insertion(_:locking:)`` with the lock),
         /// run again, as a transaction is, when PostgreSQL aborts it as a deadlock victim or a serialization failure.

@@ -18,7 +18,9 @@ extension ENPublishResponse {
     /// Go's JSON string encoding (`encodeState.string` with HTML escaping on).
     static func quoted(_ text: String) -> String {
         // Printable ASCII with nothing to escape (the padding, base64, always): as it is.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && !Self.escapedASCII.contains($0) }) {
+        if text.utf8.allSatisfy({
+            $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C && $0 != 0x3C && $0 != 0x3E && $0 != 0x26
+        }) {
             return "\"" + text + "\""
         }
         var out = "\""
@@ -45,5 +47,4 @@ extension ENPublishResponse {
     }
 
     /// The printable ASCII bytes ``quoted(_:)`` escapes: `"`, `\`, `<`, `>`, `&`.
-    private static let escapedASCII: Set<UInt8> = [0x22, 0x5C, 0x3C, 0x3E, 0x26]
 }
