@@ -158,7 +158,7 @@
         /// Of two instances storing one key data at once, one inserts it and the other skips it; of two revising one
         /// key at once, one succeeds and the other throws `ENError.Code.badParameter` with nothing written.
         ///
-        /// A publish's usual write, new keys and no revision (at most ``keysPerInsert``), is one statement in its own
+        /// A publish's usual write, new keys and no revision (at most 500 keys), is one statement in its own
         /// transaction, one round trip: the exporter's shared lock taken in a `MATERIALIZED` common table expression
         /// the inserted rows are joined with, so that it is held before the first row is written and until the
         /// statement commits, as in the explicit transaction (`BEGIN`, the lock, the `INSERT`, `COMMIT`: four round
