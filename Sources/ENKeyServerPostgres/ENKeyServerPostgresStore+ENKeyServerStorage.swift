@@ -131,25 +131,14 @@
         /// run again, as a transaction is, when PostgreSQL aborts it as a deadlock victim or a serialization failure.
         private func lockedInsert(_ keys: [ENKeyServerInsertion]) async throws(ENError) -> Set<Data> {
             let logger = self.logger
-            var attempt = 1
-            while true {
-                do {
-                    let query = try Self.insertion(keys[...], locking: true)
-                    return try await client.withConnection { connection in
-                        var inserted = Set<Data>()
-                        for try await keyData in try await connection.query(query, logger: logger).decode(Data.self) {
-                            inserted.insert(keyData)
-                        }
-                        return inserted
+            return try await PostgresClient.enRetryingTransient(logger: logger) {
+                let query = try Self.insertion(keys[...], locking: true)
+                return try await client.withConnection { connection in
+                    var inserted = Set<Data>()
+                    for try await keyData in try await connection.query(query, logger: logger).decode(Data.self) {
+                        inserted.insert(keyData)
                     }
-                } catch {
-                    if attempt < PostgresClient.enTransactionRetryLimit, PostgresClient.isTransient(error) {
-                        attempt += 1
-                        logger.debug("statement retried", metadata: ["attempt": "\(attempt)"])
-                        continue
-                    }
-                    if let error = error as? ENError { throw error }
-                    throw ENError.postgres(error)
+                    return inserted
                 }
             }
         }

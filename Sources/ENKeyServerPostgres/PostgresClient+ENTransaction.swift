@@ -20,12 +20,23 @@
         package func enTransaction<Value: Sendable>(
             logger: Logger, _ body: (PostgresConnection) async throws -> Value
         ) async throws(ENError) -> Value {
+            try await Self.enRetryingTransient(logger: logger) {
+                try await withTransaction(logger: logger) { connection in try await body(connection) }
+            }
+        }
+
+        /// Runs `work` (a transaction, or one statement that is its own), again when PostgreSQL aborts it as a
+        /// deadlock victim or a serialization failure, up to ``enTransactionRetryLimit`` times in all; maps the last
+        /// failure to an `ENError` (an `ENError` comes out as it is).
+        package static func enRetryingTransient<Value: Sendable>(
+            logger: Logger, _ work: () async throws -> Value
+        ) async throws(ENError) -> Value {
             var attempt = 1
             while true {
                 do {
-                    return try await withTransaction(logger: logger) { connection in try await body(connection) }
+                    return try await work()
                 } catch {
-                    if attempt < Self.enTransactionRetryLimit, Self.isTransient(error) {
+                    if attempt < enTransactionRetryLimit, isTransient(error) {
                         attempt += 1
                         logger.debug("transaction retried", metadata: ["attempt": "\(attempt)"])
                         continue

@@ -17,7 +17,8 @@ extension ENPublishResponse {
 
     /// Go's JSON string encoding (`encodeState.string` with HTML escaping on).
     static func quoted(_ text: String) -> String {
-        // Printable ASCII with nothing to escape (the padding, base64, always): as it is.
+        // Printable ASCII with nothing to escape (the padding, base64, always): as it is. The printable bytes escaped
+        // are `"`, `\`, `<`, `>` and `&`.
         if text.utf8.allSatisfy({
             $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C && $0 != 0x3C && $0 != 0x3E && $0 != 0x26
         }) {
@@ -45,6 +46,4 @@ extension ENPublishResponse {
         }
         return out + "\""
     }
-
-    /// The printable ASCII bytes ``quoted(_:)`` escapes: `"`, `\`, `<`, `>`, `&`.
 }
