@@ -76,16 +76,25 @@ struct MirrorState: Codable {
 final class MirrorLock {
     private let fd: Int32
 
-    /// Takes the lock in `directory`, or returns `nil` when another run holds it.
+    /// How long a taken lock is tried again before the run is skipped: a lock is also held, for the moment between
+    /// `fork` and `exec`, by a child another thread of the process is starting (the child's copy of the descriptor
+    /// keeps the lock until `exec` closes it), which a run that holds the directory for a whole mirror is not.
+    static let retryTime: Duration = .milliseconds(500)
+
+    /// Takes the lock in `directory`, or returns `nil` when another run holds it (still after ``retryTime``).
     ///
     /// - Throws: `dataInaccessible` naming the lock file when it cannot be opened.
     init?(directory: URL) throws(ENError) {
         let path = directory.appendingPathComponent(MirrorState.lockName).path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw DurableFile.error("cannot open the mirror's lock file", path: path) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            return nil
+        let deadline = ContinuousClock.now + Self.retryTime
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard ContinuousClock.now < deadline else {
+                close(fd)
+                return nil
+            }
+            usleep(10_000)
         }
         self.fd = fd
     }
