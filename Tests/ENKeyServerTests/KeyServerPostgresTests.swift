@@ -160,11 +160,23 @@
             }
         }
 
-        /// A publish's keys wait for an export in progress (the exporter holds its lock exclusively), on both of
-        /// the insert's paths: new keys only (one statement taking the lock itself) and with a revision (a
-        /// transaction). Had the insert not taken the lock, its keys would be stored while the exporter holds it.
-        @Test(.enabled(if: PostgresTestDatabase.isEnabled), arguments: [false, true])
-        func anInsertWaitsForAnExportInProgress(revising: Bool) async throws {
+        /// The ways a publish writes keys.
+        enum InsertPath: String, CaseIterable, CustomTestStringConvertible {
+            /// `insertAndRevise` with new keys only: one statement taking the lock itself.
+            case newKeys
+            /// `insertAndRevise` with a revision: a transaction.
+            case revising
+            /// `insert(_:unlessAnyStored:)`: one statement looking up, locking and inserting.
+            case unlessAnyStored
+
+            var testDescription: String { rawValue }
+        }
+
+        /// A publish's keys wait for an export in progress (the exporter holds its lock exclusively), on each of
+        /// the insert's paths. Had the insert not taken the lock, its keys would be stored while the exporter
+        /// holds it.
+        @Test(.enabled(if: PostgresTestDatabase.isEnabled), arguments: InsertPath.allCases)
+        func anInsertWaitsForAnExportInProgress(_ path: InsertPath) async throws {
             try await PostgresTestDatabase.withSchema { url in
                 let configuration = try ENKeyServerPostgresStore.clientConfiguration(url: url)
                 let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -184,7 +196,7 @@
                     _ = try await store.insertAndRevise(
                         inserting: [ENKeyServerInsertion(key: key(1), exportableAt: referenceDate)], revising: [])
                     let revisions =
-                        revising
+                        path == .revising
                         ? [
                             ENKeyServerRevision(
                                 keyData: key(1).keyData, reportType: .confirmedTest,
@@ -208,7 +220,16 @@
                         }
                     }
                     for await _ in taken { break }
-                    let insert = Task { try await store.insertAndRevise(inserting: insertions, revising: revisions) }
+                    let insert = Task {
+                        guard path == .unlessAnyStored else {
+                            return try await store.insertAndRevise(inserting: insertions, revising: revisions)
+                        }
+                        guard
+                            case .inserted(let inserted) = try await store.insert(
+                                insertions, unlessAnyStored: insertions.map(\.key.keyData))
+                        else { return [] }
+                        return inserted
+                    }
                     try await Task.sleep(for: .milliseconds(500))
                     #expect(try await stored() == 0, "keys were stored while the exporter held its lock")
                     releaseSignal.yield()

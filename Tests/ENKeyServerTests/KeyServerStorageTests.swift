@@ -53,6 +53,41 @@ struct KeyServerStorageTests {
     }
 
     @Test(arguments: StorageKind.available)
+    func insertsNewKeysUnlessAnyIsStoredAlready(_ kind: StorageKind) async throws {
+        try await kind.with { storages in
+            let store = storages[0]
+            // Nothing stored: inserted, in the order given, a key sent twice once.
+            let first = try await store.insert(
+                [insertion(2), insertion(1), insertion(2)], unlessAnyStored: [keyData(2), keyData(1), keyData(2)])
+            #expect(first == .inserted([keyData(2), keyData(1)]))
+            // One of the checked keys is stored, though not among the insertions (a negative report's key):
+            // nothing is written, the stored key comes back whole.
+            let revised = try await store.insert(
+                [insertion(3), insertion(4)], unlessAnyStored: [keyData(3), keyData(1), keyData(4)])
+            let stored = try #require(
+                {
+                    if case .alreadyStored(let keys) = revised { return keys }
+                    return nil
+                }())
+            #expect(stored.map(\.key) == [key(1)])
+            #expect(stored.map(\.exportableAt) == [referenceDate])
+            #expect(stored.first?.revision == nil)
+            #expect(try await store.storedKeys(withKeyData: [keyData(3), keyData(4)]).isEmpty)
+            // A revised key comes back with its revision.
+            let revision = ENKeyServerRevision(
+                keyData: keyData(1), reportType: .confirmedTest, daysSinceOnsetOfSymptoms: 2,
+                revisedAt: referenceDate.addingTimeInterval(3600))
+            _ = try await store.insertAndRevise(inserting: [], revising: [revision])
+            let again = try await store.insert([insertion(5)], unlessAnyStored: [keyData(5), keyData(1)])
+            #expect(again == .alreadyStored(try await store.storedKeys(withKeyData: [keyData(1)])))
+            #expect(try await store.storedKeys(withKeyData: [keyData(1)]).first?.revision == revision)
+            // Nothing to insert and nothing stored: nothing written.
+            #expect(try await store.insert([], unlessAnyStored: [keyData(6)]) == .inserted([]))
+            #expect(try await store.storedKeys(withKeyData: [keyData(5), keyData(6)]).isEmpty)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
     func revisesOnceAndAFailedRevisionWritesNothing(_ kind: StorageKind) async throws {
         try await kind.with { storages in
             let store = storages[0]

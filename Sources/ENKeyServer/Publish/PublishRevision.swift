@@ -39,14 +39,28 @@ enum PublishRevision {
                 order.append(exposure.key.keyData)
             }
         }
-        let existing: [Data: ENStoredDiagnosisKey]
+        // The usual publish, every key new: no rule below applies, every key is inserted (negative reports of
+        // keys never published excepted) and goes into the new token, in one write. Had any key been stored,
+        // nothing is written and the rules run on the stored keys found.
+        let stored: [ENStoredDiagnosisKey]
         do {
-            existing = Dictionary(
-                try await storage.storedKeys(withKeyData: order).map { ($0.key.keyData, $0) },
-                uniquingKeysWith: { first, _ in first })
+            let insertions = order.compactMap { data -> ENKeyServerInsertion? in
+                guard let sent = incoming[data], sent.key.diagnosisReportType != .revoked else { return nil }
+                return ENKeyServerInsertion(key: sent.key, exportableAt: sent.exportableAt, origin: sent.origin)
+            }
+            switch try await storage.insert(insertions, unlessAnyStored: order) {
+            case .inserted(let inserted):
+                var outcome = Outcome()
+                outcome.inserted = inserted.count
+                outcome.tokenKeys = order.compactMap { incoming[$0].map { tokenKey($0.key) } }
+                return outcome
+            case .alreadyStored(let found):
+                stored = found
+            }
         } catch {
             throw .storage(error)
         }
+        let existing = Dictionary(stored.map { ($0.key.keyData, $0) }, uniquingKeysWith: { first, _ in first })
 
         if !existing.isEmpty {
             if token == nil && requiresToken { throw .noRevisionToken }
