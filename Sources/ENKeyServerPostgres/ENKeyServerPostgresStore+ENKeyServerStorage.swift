@@ -18,48 +18,38 @@
             let found = try await statement { connection, logger in
                 let rows = try await connection.query(
                     """
-                    SELECT \(unescaped: Self.storedKeyColumns)
+                    SELECT key_data, rolling_start, rolling_period, transmission_risk_level, report_type,
+                        days_since_onset, variant, received_at, revised_report_type, revised_days_since_onset,
+                        revised_at, regions, traveler, import_name
                     FROM key_server_keys WHERE key_data = ANY(\(unique.map { ByteBuffer(bytes: $0) }))
                     """, logger: logger)
                 var found: [Data: ENStoredDiagnosisKey] = [:]
-                for try await row in rows.decode(StoredKeyColumns.self) {
-                    let stored = try Self.storedKey(row)
+                for try await row in rows.decode(
+                    (
+                        Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?, [String], Bool,
+                        String?
+                    )
+                    .self)
+                {
+                    let key = try PostgresKeyRow(
+                        keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
+                        reportType: row.4, daysSinceOnset: row.5, variant: row.6
+                    ).key()
+                    var stored = ENStoredDiagnosisKey(
+                        key: key, exportableAt: row.7,
+                        origin: ENKeyServerKeyOrigin(regions: row.11, traveler: row.12, importName: row.13))
+                    if let revisedAt = row.10, let type = row.8 {
+                        stored.revision = ENKeyServerRevision(
+                            keyData: row.0,
+                            reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,
+                            daysSinceOnsetOfSymptoms: row.9.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,
+                            revisedAt: revisedAt)
+                    }
                     if found[row.0] == nil { found[row.0] = stored }
                 }
                 return found
             }
             return unique.compactMap { found[$0] }
-        }
-
-        /// The columns of a stored key, in ``StoredKeyColumns``' order.
-        static let storedKeyColumns = """
-            key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, \
-            variant, received_at, revised_report_type, revised_days_since_onset, revised_at, regions, traveler, \
-            import_name
-            """
-
-        /// A row of ``storedKeyColumns``.
-        typealias StoredKeyColumns = (
-            Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?, [String], Bool, String?
-        )
-
-        /// The stored key a row of ``storedKeyColumns`` holds.
-        static func storedKey(_ row: StoredKeyColumns) throws -> ENStoredDiagnosisKey {
-            let key = try PostgresKeyRow(
-                keyData: row.0, rollingStart: row.1, rollingPeriod: row.2, transmissionRiskLevel: row.3,
-                reportType: row.4, daysSinceOnset: row.5, variant: row.6
-            ).key()
-            var stored = ENStoredDiagnosisKey(
-                key: key, exportableAt: row.7,
-                origin: ENKeyServerKeyOrigin(regions: row.11, traveler: row.12, importName: row.13))
-            if let revisedAt = row.10, let type = row.8 {
-                stored.revision = ENKeyServerRevision(
-                    keyData: row.0,
-                    reportType: ENDiagnosisReportType(rawValue: UInt32(clamping: type)) ?? .unknown,
-                    daysSinceOnsetOfSymptoms: row.9.map { Int($0) } ?? ENDaysSinceOnsetOfSymptomsUnknown,
-                    revisedAt: revisedAt)
-            }
-            return stored
         }
 
         /// Runs `body`'s one statement on a pooled connection outside an explicit transaction
@@ -74,30 +64,17 @@
         /// The most keys one `INSERT` carries: 11 parameters a key, under PostgreSQL's 65,535.
         static let keysPerInsert = 500
 
-        /// The types of the columns ``insertion(_:_:)`` writes, in its order.
+        /// The types of the columns ``insertion(_:locking:)`` writes, in its order.
         static let insertedColumnTypes = [
             "bytea", "bigint", "bigint", "bigint", "bigint", "bigint", "bigint", "timestamptz", "text[]", "boolean",
             "text",
         ]
 
-        /// How ``insertion(_:_:)`` guards its `INSERT`.
-        enum InsertionGuard: Hashable {
-            /// A plain `INSERT`, for a transaction that took the exporter's lock.
-            case none
-            /// The statement takes the exporter's shared lock itself before its first row (for a statement that is
-            /// its own transaction).
-            case locking
-            /// As `locking`, and nothing is inserted if any of the given key data is stored: the stored keys are
-            /// returned instead (``storedKeyColumns`` and `true`; an inserted key is its key data and `false`).
-            case lockingUnlessAnyStored([Data])
-        }
-
         /// `keys` (at most ``keysPerInsert``, in key-data order) in one `INSERT ... ON CONFLICT (key_data) DO NOTHING
-        /// RETURNING key_data`, guarded as `guard` says.
-        static func insertion(_ keys: ArraySlice<ENKeyServerInsertion>, _ guard: InsertionGuard) throws
-            -> PostgresQuery
-        {
-            var bindings = PostgresBindings(capacity: 11 * keys.count + 2)
+        /// RETURNING key_data`; with `locking`, the statement takes the exporter's shared lock itself before its first
+        /// row (for a statement that is its own transaction).
+        static func insertion(_ keys: ArraySlice<ENKeyServerInsertion>, locking: Bool) throws -> PostgresQuery {
+            var bindings = PostgresBindings(capacity: 11 * keys.count + 1)
             for insertion in keys {
                 let row = PostgresKeyRow(insertion.key)
                 try bindings.append(row.keyData)
@@ -112,29 +89,14 @@
                 bindings.append(insertion.origin.traveler)
                 bindings.append(insertion.origin.importName)
             }
-            let form: InsertionForm
-            switch `guard` {
-            case .none: form = .plain
-            case .locking:
-                bindings.append(PostgresSchema.exportLock)
-                form = .locking
-            case .lockingUnlessAnyStored(let keyData):
-                bindings.append(PostgresSchema.exportLock)
-                bindings.append(keyData.map { ByteBuffer(bytes: $0) })
-                form = .lockingUnlessAnyStored
-            }
-            return PostgresQuery(unsafeSQL: insertionSQL(count: keys.count, form), binds: bindings)
+            if locking { bindings.append(PostgresSchema.exportLock) }
+            return PostgresQuery(unsafeSQL: insertionSQL(count: keys.count, locking: locking), binds: bindings)
         }
 
-        /// The shape of ``insertion(_:_:)``'s text.
-        enum InsertionForm: Int {
-            case plain, locking, lockingUnlessAnyStored
-        }
-
-        /// The text of ``insertion(_:_:)`` for `count` keys, which depends on nothing else: made once for each
+        /// The text of ``insertion(_:locking:)`` for `count` keys, which depends on nothing else: made once for each
         /// count a publish has (up to 64 keys), made each time for more.
-        static func insertionSQL(count: Int, _ form: InsertionForm) -> String {
-            let cacheKey = count * 3 + form.rawValue
+        static func insertionSQL(count: Int, locking: Bool) -> String {
+            let cacheKey = count * 2 + (locking ? 1 : 0)
             if count <= 64, let cached = insertionSQLCache.withLock({ $0[cacheKey] }) { return cached }
             // Typed, because rows selected from `VALUES` take their types from their values, not from the
             // columns they go into (a NULL would be text).
@@ -147,59 +109,30 @@
                 key_data, rolling_start, rolling_period, transmission_risk_level, report_type, days_since_onset, \
                 variant, received_at, regions, traveler, import_name
                 """
-            let lock = "export_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared($\(11 * count + 1)))"
-            let lockedRows = "SELECT rows.* FROM export_lock, (VALUES \(values.joined(separator: ", "))) AS rows (\(columns))"
-            let sql: String
-            switch form {
-            case .plain:
-                sql = """
-                    INSERT INTO key_server_keys (\(columns)) VALUES \(values.joined(separator: ", "))
-                    ON CONFLICT (key_data) DO NOTHING
-                    RETURNING key_data
-                    """
-            case .locking:
-                sql = """
-                    WITH \(lock)
+            let source: String
+            if locking {
+                source = """
+                    WITH export_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared($\(11 * count + 1)))
                     INSERT INTO key_server_keys (\(columns))
-                    \(lockedRows)
-                    ON CONFLICT (key_data) DO NOTHING
-                    RETURNING key_data
+                    SELECT rows.* FROM export_lock, (VALUES \(values.joined(separator: ", "))) AS rows (\(columns))
                     """
-            case .lockingUnlessAnyStored:
-                // `stored` is read once, from the statement's snapshot; a key a concurrent publish stores after it
-                // is skipped by ON CONFLICT, as in the other forms. The inserted rows' other columns are
-                // placeholders of the stored rows' types, so that both kinds decode as one row type.
-                sql = """
-                    WITH \(lock),
-                    stored AS MATERIALIZED (
-                        SELECT \(storedKeyColumns) FROM key_server_keys WHERE key_data = ANY($\(11 * count + 2)::bytea[])),
-                    inserted AS (
-                        INSERT INTO key_server_keys (\(columns))
-                        \(lockedRows)
-                        WHERE NOT EXISTS (SELECT FROM stored)
-                        ON CONFLICT (key_data) DO NOTHING
-                        RETURNING key_data)
-                    SELECT \(storedKeyColumns), true FROM stored
-                    UNION ALL
-                    SELECT key_data, 0::bigint, 0::bigint, 0::bigint, 0::bigint, NULL::bigint, 0::bigint,
-                        'epoch'::timestamptz, NULL::bigint, NULL::bigint, NULL::timestamptz, '{}'::text[], false,
-                        NULL::text, false
-                    FROM inserted
-                    """
+            } else {
+                source = "INSERT INTO key_server_keys (\(columns)) VALUES \(values.joined(separator: ", "))"
             }
+            let sql = source + "\nON CONFLICT (key_data) DO NOTHING\nRETURNING key_data"
             if count <= 64 { insertionSQLCache.withLock { $0[cacheKey] = sql } }
             return sql
         }
 
-        /// ``insertionSQL(count:_:)``'s texts made so far.
+        /// ``insertionSQL(count:locking:)``'s texts made so far.
         private static let insertionSQLCache = Locked<[Int: String]>([:])
 
-        /// `keys` inserted by one statement that is its own transaction (``insertion(_:_:)`` with the lock),
+        /// `keys` inserted by one statement that is its own transaction (``insertion(_:locking:)`` with the lock),
         /// run again, as a transaction is, when PostgreSQL aborts it as a deadlock victim or a serialization failure.
         private func lockedInsert(_ keys: [ENKeyServerInsertion]) async throws(ENError) -> Set<Data> {
             let logger = self.logger
             return try await PostgresClient.enRetryingTransient(logger: logger) {
-                let query = try Self.insertion(keys[...], .locking)
+                let query = try Self.insertion(keys[...], locking: true)
                 return try await client.withConnection { connection in
                     var inserted = Set<Data>()
                     for try await keyData in try await connection.query(query, logger: logger).decode(Data.self) {
@@ -211,55 +144,45 @@
         }
 
         /// `insertions` inserted unless any of `keyData` is stored; see
-        /// `ENKeyServerStorage/insert(_:unlessAnyStored:)`. One statement in its own transaction, one round trip
-        /// for a publish of new keys: the stored keys looked up, the exporter's shared lock taken (as
-        /// ``insertAndRevise(inserting:revising:)``'s one-statement form takes it) and the rows inserted only if
-        /// the lookup found nothing. More than ``keysPerInsert`` keys take the protocol's two steps.
+        /// `ENKeyServerStorage/insert(_:unlessAnyStored:)`.
+        ///
+        /// A publish whose keys are all to be inserted (at most ``keysPerInsert``, one origin, each key once) is one
+        /// prepared statement in its own transaction, one round trip: the exporter's shared lock taken (as
+        /// ``insertAndRevise(inserting:revising:)``'s one-statement form takes it) and a plain `INSERT` that a key
+        /// stored already makes fail whole. Then, and for any other insertions, the stored keys are looked up and,
+        /// if there are none, the keys inserted, as the protocol's default does.
         public func insert(_ insertions: [ENKeyServerInsertion], unlessAnyStored keyData: [Data]) async throws(ENError)
             -> ENKeyServerNewKeysOutcome
         {
             var seen = Set<Data>()
             let unique = keyData.filter { seen.insert($0).inserted }
-            guard !insertions.isEmpty, insertions.count <= Self.keysPerInsert else {
-                let stored = try await storedKeys(withKeyData: unique)
-                guard stored.isEmpty else { return .alreadyStored(stored) }
-                guard !insertions.isEmpty else { return .inserted([]) }
-                return .inserted(try await insertAndRevise(inserting: insertions, revising: []))
-            }
-            let sorted = insertions.sorted(by: { $0.key.keyData.lexicographicallyPrecedes($1.key.keyData) })
-            let logger = self.logger
-            let (inserted, found) = try await PostgresClient.enRetryingTransient(logger: logger) {
-                let query = try Self.insertion(sorted[...], .lockingUnlessAnyStored(unique))
-                return try await client.withConnection { connection in
-                    var inserted = Set<Data>()
-                    var found: [Data: ENStoredDiagnosisKey] = [:]
-                    let rows = try await connection.query(query, logger: logger)
-                    for try await row in rows.decode(
-                        (
-                            Data, Int64, Int64, Int64, Int64, Int64?, Int64, Date, Int64?, Int64?, Date?, [String],
-                            Bool, String?, Bool
-                        )
-                        .self)
-                    {
-                        guard row.14 else {
-                            inserted.insert(row.0)
-                            continue
-                        }
-                        if found[row.0] == nil {
-                            found[row.0] = try Self.storedKey(
-                                (
-                                    row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10,
-                                    row.11, row.12, row.13
-                                ))
+            let insertedData = insertions.map(\.key.keyData)
+            if let origin = insertions.first?.origin, insertions.count <= Self.keysPerInsert,
+                insertions.allSatisfy({ $0.origin == origin }), insertedData.count == unique.count,
+                Set(insertedData) == seen
+            {
+                let statement = NewKeysInsertStatement(
+                    insertions: insertions.sorted(by: { $0.key.keyData.lexicographicallyPrecedes($1.key.keyData) }),
+                    origin: origin)
+                let logger = self.logger
+                let inserted = try await PostgresClient.enRetryingTransient(logger: logger) {
+                    try await client.withConnection { connection in
+                        do {
+                            _ = try await connection.execute(statement, logger: logger)
+                            return true
+                        } catch let error as PSQLError
+                            where error.serverInfo?[.sqlState] == NewKeysInsertStatement.uniqueViolation
+                        {
+                            return false
                         }
                     }
-                    return (inserted, found)
                 }
+                if inserted { return .inserted(insertedData) }
             }
-            guard found.isEmpty else { return .alreadyStored(unique.compactMap { found[$0] }) }
-            var reported = Set<Data>()
-            return .inserted(
-                insertions.map(\.key.keyData).filter { inserted.contains($0) && reported.insert($0).inserted })
+            let stored = try await storedKeys(withKeyData: unique)
+            guard stored.isEmpty else { return .alreadyStored(stored) }
+            guard !insertions.isEmpty else { return .inserted([]) }
+            return .inserted(try await insertAndRevise(inserting: insertions, revising: []))
         }
 
         /// Inserts and revises in one transaction; see `ENKeyServerStorage/insertAndRevise(inserting:revising:)`.
@@ -288,7 +211,7 @@
                 var inserted = Set<Data>()
                 for start in stride(from: 0, to: sorted.count, by: Self.keysPerInsert) {
                     let chunk = sorted[start..<min(start + Self.keysPerInsert, sorted.count)]
-                    let rows = try await connection.query(try Self.insertion(chunk, .none), logger: logger)
+                    let rows = try await connection.query(try Self.insertion(chunk, locking: false), logger: logger)
                     for try await keyData in rows.decode(Data.self) { inserted.insert(keyData) }
                 }
                 let ordered = revisions.enumerated().sorted {

@@ -73,6 +73,11 @@ struct KeyServerStorageTests {
             #expect(stored.map(\.exportableAt) == [referenceDate])
             #expect(stored.first?.revision == nil)
             #expect(try await store.storedKeys(withKeyData: [keyData(3), keyData(4)]).isEmpty)
+            // The same when every checked key is one to insert (PostgreSQL's one statement, failing whole).
+            let conflicting = try await store.insert(
+                [insertion(3), insertion(1)], unlessAnyStored: [keyData(3), keyData(1)])
+            #expect(conflicting == .alreadyStored(stored))
+            #expect(try await store.storedKeys(withKeyData: [keyData(3)]).isEmpty)
             // A revised key comes back with its revision.
             let revision = ENKeyServerRevision(
                 keyData: keyData(1), reportType: .confirmedTest, daysSinceOnsetOfSymptoms: 2,
@@ -84,6 +89,28 @@ struct KeyServerStorageTests {
             // Nothing to insert and nothing stored: nothing written.
             #expect(try await store.insert([], unlessAnyStored: [keyData(6)]) == .inserted([]))
             #expect(try await store.storedKeys(withKeyData: [keyData(5), keyData(6)]).isEmpty)
+            // Every column survives: a key without days since onset, the shared origin; and keys of two origins.
+            var noOnset = key(7)
+            noOnset.daysSinceOnsetOfSymptoms = ENDaysSinceOnsetOfSymptomsUnknown
+            let origin = ENKeyServerKeyOrigin(regions: ["US", "CA"], traveler: true, importName: "other")
+            let shared = [
+                ENKeyServerInsertion(key: noOnset, exportableAt: referenceDate, origin: origin),
+                ENKeyServerInsertion(key: key(8), exportableAt: referenceDate.addingTimeInterval(3600), origin: origin),
+            ]
+            #expect(
+                try await store.insert(shared, unlessAnyStored: [keyData(7), keyData(8)])
+                    == .inserted([keyData(7), keyData(8)]))
+            let mixed = [insertion(9), ENKeyServerInsertion(key: key(10), exportableAt: referenceDate, origin: origin)]
+            #expect(
+                try await store.insert(mixed, unlessAnyStored: [keyData(9), keyData(10)])
+                    == .inserted([keyData(9), keyData(10)]))
+            let all = try await store.storedKeys(withKeyData: (7...10).map { keyData($0) })
+            #expect(all.map(\.key) == [noOnset, key(8), key(9), key(10)])
+            #expect(all.map(\.origin) == [origin, origin, ENKeyServerKeyOrigin(), origin])
+            #expect(
+                all.map(\.exportableAt) == [
+                    referenceDate, referenceDate.addingTimeInterval(3600), referenceDate, referenceDate,
+                ])
         }
     }
 
