@@ -52,11 +52,9 @@ package struct Enserver: AsyncParsableCommand {
 
     /// Logs to standard error from `--log-level` on; once a process.
     private static func bootstrapLogging(for command: any ParsableCommand) {
-        let level =
-            ((command as? ServeCommand)?.logging.logLevel ?? (command as? ExportCommand)?.logging.logLevel
-            ?? (command as? ImportCommand)?.logging.logLevel ?? (command as? MirrorCommand)?.logging.logLevel)?.level
-            ?? .info
-        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
+        LoggingOptions.bootstrap(
+            (command as? ServeCommand)?.logging.logLevel ?? (command as? ExportCommand)?.logging.logLevel
+                ?? (command as? ImportCommand)?.logging.logLevel ?? (command as? MirrorCommand)?.logging.logLevel)
     }
 
     /// The exit status of an error `parseAsRoot` or a command threw: 2 for bad options (an unknown option, a

@@ -29,6 +29,7 @@ package struct Enverify: AsyncParsableCommand {
             FileHandle.standardError.write(Data("enverify: \(fullMessage(for: error))\n".utf8))
             Foundation.exit(2)
         }
+        LoggingOptions.bootstrap((command as? EnverifyServeCommand)?.logging.logLevel)
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -15,6 +15,7 @@ struct EnverifyServeCommand: AsyncParsableCommand {
         abstract: "Serve the device API (verify, certificate) and, on its own listener, the admin API.")
 
     @OptionGroup var storage: EnverifyStorageOptions
+    @OptionGroup var logging: LoggingOptions
 
     @Option(help: "The certificates' and tokens' issuer (iss), which the key server looks the health authority up by.")
     var issuer: String

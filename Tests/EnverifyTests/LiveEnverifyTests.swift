@@ -115,6 +115,38 @@ struct LiveEnverifyTests {
         child.send(SIGTERM)
         let ended = await child.waitForExit(timeout: .seconds(30))
         #expect(ended?.exitStatus == 0)
+        // One line a request, at the default level, on standard error in the servers' format; none on standard
+        // output, which has the listening lines only.
+        let log = try String(contentsOfFile: setup.directory.path("serve.err"), encoding: .utf8)
+        let requestLines = log.split(separator: "\n").filter {
+            $0.contains(" info enverify: ") && $0.contains("status=")
+        }
+        #expect(requestLines.count >= 5, "\(log)")
+        #expect(!(try String(contentsOfFile: output, encoding: .utf8)).contains(" info "))
+    }
+
+    @Test("--log-level warning leaves the request lines out")
+    func logLevel() async throws {
+        let setup = try EnverifySetup()
+        defer { setup.directory.cleanUp() }
+        let output = setup.directory.path("serve.out")
+        let child = try ChildProcess(
+            Self.executable, setup.serveOptions + ["--port", "0", "--admin-port", "0", "--log-level", "warning"],
+            standardOutput: .file(output), standardError: .file(setup.directory.path("serve.err")))
+        defer {
+            if child.isRunning {
+                child.send(SIGKILL)
+                _ = child.waitForExit()
+            }
+        }
+        let urls = try await Self.listeningURLs(output, child)
+        let answer = try await ENVerificationHTTPTransport(baseURL: urls[1]).post(
+            .issue, apiKey: "nonsense", body: Data("{}".utf8), chaff: false)
+        #expect(answer.status == 401)
+        child.send(SIGTERM)
+        #expect(await child.waitForExit(timeout: .seconds(30))?.exitStatus == 0)
+        let log = try String(contentsOfFile: setup.directory.path("serve.err"), encoding: .utf8)
+        #expect(!log.contains(" info "), "\(log)")
     }
 
     @Test(
@@ -126,6 +158,7 @@ struct LiveEnverifyTests {
             (["--allowed-test-types", "confirmed,maybe"], "--allowed-test-types"),
             (["--code-length", "3"], "--code-length"),
             (["--port", "70000"], "--port"),
+            (["--log-level", "loud"], "--log-level"),
         ] as [([String], String)])
     func badOptions(extra: [String], option: String) throws {
         let setup = try EnverifySetup()
