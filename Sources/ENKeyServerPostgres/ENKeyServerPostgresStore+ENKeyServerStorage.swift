@@ -146,7 +146,7 @@
         /// `insertions` inserted unless any of `keyData` is stored; see
         /// `ENKeyServerStorage/insert(_:unlessAnyStored:)`.
         ///
-        /// A publish whose keys are all to be inserted (at most ``keysPerInsert``, one origin, each key once) is one
+        /// A publish whose keys are all to be inserted (at most 500, one origin, each key once) is one
         /// prepared statement in its own transaction, one round trip: the exporter's shared lock taken (as
         /// ``insertAndRevise(inserting:revising:)``'s one-statement form takes it) and a plain `INSERT` that a key
         /// stored already makes fail whole. Then, and for any other insertions, the stored keys are looked up and,
