@@ -41,21 +41,26 @@ enum PublishRevision {
         }
         // The usual publish, every key new: no rule below applies, every key is inserted (negative reports of
         // keys never published excepted) and goes into the new token, in one write. Had any key been stored,
-        // nothing is written and the rules run on the stored keys found.
+        // nothing is written and the rules run on the stored keys found. A request with a revision token sends
+        // keys it published before: they are looked up first, without a write that would fail.
         let stored: [ENStoredDiagnosisKey]
         do {
-            let insertions = order.compactMap { data -> ENKeyServerInsertion? in
-                guard let sent = incoming[data], sent.key.diagnosisReportType != .revoked else { return nil }
-                return ENKeyServerInsertion(key: sent.key, exportableAt: sent.exportableAt, origin: sent.origin)
-            }
-            switch try await storage.insert(insertions, unlessAnyStored: order) {
-            case .inserted(let inserted):
-                var outcome = Outcome()
-                outcome.inserted = inserted.count
-                outcome.tokenKeys = order.compactMap { incoming[$0].map { tokenKey($0.key) } }
-                return outcome
-            case .alreadyStored(let found):
-                stored = found
+            if token != nil {
+                stored = try await storage.storedKeys(withKeyData: order)
+            } else {
+                let insertions = order.compactMap { data -> ENKeyServerInsertion? in
+                    guard let sent = incoming[data], sent.key.diagnosisReportType != .revoked else { return nil }
+                    return ENKeyServerInsertion(key: sent.key, exportableAt: sent.exportableAt, origin: sent.origin)
+                }
+                switch try await storage.insert(insertions, unlessAnyStored: order) {
+                case .inserted(let inserted):
+                    var outcome = Outcome()
+                    outcome.inserted = inserted.count
+                    outcome.tokenKeys = order.compactMap { incoming[$0].map { tokenKey($0.key) } }
+                    return outcome
+                case .alreadyStored(let found):
+                    stored = found
+                }
             }
         } catch {
             throw .storage(error)
