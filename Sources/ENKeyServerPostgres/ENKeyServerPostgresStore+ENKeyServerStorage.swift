@@ -179,10 +179,7 @@
                 }
                 if inserted { return .inserted(insertedData) }
             }
-            let stored = try await storedKeys(withKeyData: unique)
-            guard stored.isEmpty else { return .alreadyStored(stored) }
-            guard !insertions.isEmpty else { return .inserted([]) }
-            return .inserted(try await insertAndRevise(inserting: insertions, revising: []))
+            return try await lookUpThenInsert(insertions, unlessAnyStored: unique)
         }
 
         /// Inserts and revises in one transaction; see `ENKeyServerStorage/insertAndRevise(inserting:revising:)`.

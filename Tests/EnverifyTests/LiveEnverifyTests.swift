@@ -48,6 +48,28 @@ struct LiveEnverifyTests {
         throw ENError(.dataInaccessible, "enverify did not announce its two listeners")
     }
 
+    /// Runs `enverify serve` with the setup's options, both ports free, and `extra`, standard output and error in
+    /// `serve.out` and `serve.err` of the setup's directory; `body` gets the running child and its device and admin
+    /// URLs. The child is killed afterwards if it still runs.
+    static func withServer<Value>(
+        _ setup: EnverifySetup, _ extra: [String] = [], environment: [String: String]? = nil,
+        _ body: (ChildProcess, _ device: URL, _ admin: URL) async throws -> Value
+    ) async throws -> Value {
+        let output = setup.directory.path("serve.out")
+        let child = try ChildProcess(
+            executable, setup.serveOptions + ["--port", "0", "--admin-port", "0"] + extra,
+            standardOutput: .file(output), standardError: .file(setup.directory.path("serve.err")),
+            environment: environment)
+        defer {
+            if child.isRunning {
+                child.send(SIGKILL)
+                _ = child.waitForExit()
+            }
+        }
+        let urls = try await listeningURLs(output, child)
+        return try await body(child, urls[0], urls[1])
+    }
+
     @Test("admin issues over HTTP, the app verifies and certifies, the key server's verifier accepts; refusals")
     func liveFlow() async throws {
         let setup = try EnverifySetup()
@@ -60,91 +82,74 @@ struct LiveEnverifyTests {
         let deviceKey = try Self.createKey(setup, type: "device", name: "app")
         #expect(!adminKey.isEmpty && !deviceKey.isEmpty && adminKey != deviceKey)
 
-        let output = setup.directory.path("serve.out")
-        let child = try ChildProcess(
-            Self.executable, setup.serveOptions + ["--port", "0", "--admin-port", "0"],
-            standardOutput: .file(output), standardError: .file(setup.directory.path("serve.err")))
-        defer {
-            if child.isRunning {
-                child.send(SIGKILL)
-                _ = child.waitForExit()
+        try await Self.withServer(setup) { child, deviceURL, adminURL in
+            #expect(deviceURL.host == "127.0.0.1" && adminURL.host == "127.0.0.1" && deviceURL != adminURL)
+
+            let admin = ENVerificationHTTPTransport(baseURL: adminURL)
+            let issued = try await admin.post(
+                .issue, apiKey: adminKey, body: Data(#"{"testType":"confirmed","symptomDate":"\#(todayUTC())"}"#.utf8),
+                chaff: false)
+            #expect(issued.status == 200)
+            let code = try #require(jsonObject(issued.body)["code"] as? String)
+
+            let client = ENVerificationClient(
+                apiKey: deviceKey, transport: ENVerificationHTTPTransport(baseURL: deviceURL))
+            let verified = try await client.verify(code: code, accept: [.confirmed])
+            let keys = AppKeys()
+            let certified = try await client.certificate(token: verified.token, keys: keys.keys, hmacKey: keys.secret)
+            let claims = try await setup.verifier.verify(keys.request(certificate: certified.certificate), at: Date())
+            #expect(claims?.reportType == .confirmedTest)
+
+            await #expect(
+                throws: ENVerificationAPIError(status: 400, message: "verification code invalid", code: .codeInvalid)
+            ) { _ = try await client.verify(code: code) }
+            await #expect(
+                throws: ENVerificationAPIError(status: 400, message: "verification token invalid", code: .tokenExpired)
+            ) { _ = try await client.certificate(token: verified.token, keys: keys.keys) }
+            try await client.sendChaff(to: .verify)
+
+            // Wrong, missing and device keys on the admin API; the admin API is not on the device listener.
+            for key in ["", "nonsense", deviceKey] {
+                let answer = try await admin.post(.issue, apiKey: key, body: Data("{}".utf8), chaff: false)
+                #expect(answer.status == 401, "key \(key)")
+                #expect(jsonObject(answer.body)["error"] as? String == "unauthorized")
             }
+            let misrouted = try await ENVerificationHTTPTransport(baseURL: deviceURL).post(
+                .issue, apiKey: adminKey, body: Data("{}".utf8), chaff: false)
+            #expect(misrouted.status == 404)
+
+            // A response body over the transport's cap is refused, not read on.
+            let capped = ENVerificationHTTPTransport(baseURL: adminURL, maximumResponseBytes: 10)
+            await #expect(throws: ENError.self) {
+                _ = try await capped.post(.issue, apiKey: "nonsense", body: Data("{}".utf8), chaff: false)
+            }
+
+            child.send(SIGTERM)
+            let ended = await child.waitForExit(timeout: .seconds(30))
+            #expect(ended?.exitStatus == 0)
+            // One line a request, at the default level, on standard error in the servers' format; none on standard
+            // output, which has the listening lines only.
+            let log = try String(contentsOfFile: setup.directory.path("serve.err"), encoding: .utf8)
+            let requestLines = log.split(separator: "\n").filter {
+                $0.contains(" info enverify: ") && $0.contains("status=")
+            }
+            #expect(requestLines.count >= 5, "\(log)")
+            #expect(
+                !(try String(contentsOfFile: setup.directory.path("serve.out"), encoding: .utf8)).contains(" info "))
         }
-        let urls = try await Self.listeningURLs(output, child)
-        let (deviceURL, adminURL) = (urls[0], urls[1])
-        #expect(deviceURL.host == "127.0.0.1" && adminURL.host == "127.0.0.1" && deviceURL != adminURL)
-
-        let admin = ENVerificationHTTPTransport(baseURL: adminURL)
-        let issued = try await admin.post(
-            .issue, apiKey: adminKey, body: Data(#"{"testType":"confirmed","symptomDate":"\#(todayUTC())"}"#.utf8),
-            chaff: false)
-        #expect(issued.status == 200)
-        let code = try #require(jsonObject(issued.body)["code"] as? String)
-
-        let client = ENVerificationClient(apiKey: deviceKey, transport: ENVerificationHTTPTransport(baseURL: deviceURL))
-        let verified = try await client.verify(code: code, accept: [.confirmed])
-        let keys = AppKeys()
-        let certified = try await client.certificate(token: verified.token, keys: keys.keys, hmacKey: keys.secret)
-        let claims = try await setup.verifier.verify(keys.request(certificate: certified.certificate), at: Date())
-        #expect(claims?.reportType == .confirmedTest)
-
-        await #expect(
-            throws: ENVerificationAPIError(status: 400, message: "verification code invalid", code: .codeInvalid)
-        ) { _ = try await client.verify(code: code) }
-        await #expect(
-            throws: ENVerificationAPIError(status: 400, message: "verification token invalid", code: .tokenExpired)
-        ) { _ = try await client.certificate(token: verified.token, keys: keys.keys) }
-        try await client.sendChaff(to: .verify)
-
-        // Wrong, missing and device keys on the admin API; the admin API is not on the device listener.
-        for key in ["", "nonsense", deviceKey] {
-            let answer = try await admin.post(.issue, apiKey: key, body: Data("{}".utf8), chaff: false)
-            #expect(answer.status == 401, "key \(key)")
-            #expect(jsonObject(answer.body)["error"] as? String == "unauthorized")
-        }
-        let misrouted = try await ENVerificationHTTPTransport(baseURL: deviceURL).post(
-            .issue, apiKey: adminKey, body: Data("{}".utf8), chaff: false)
-        #expect(misrouted.status == 404)
-
-        // A response body over the transport's cap is refused, not read on.
-        let capped = ENVerificationHTTPTransport(baseURL: adminURL, maximumResponseBytes: 10)
-        await #expect(throws: ENError.self) {
-            _ = try await capped.post(.issue, apiKey: "nonsense", body: Data("{}".utf8), chaff: false)
-        }
-
-        child.send(SIGTERM)
-        let ended = await child.waitForExit(timeout: .seconds(30))
-        #expect(ended?.exitStatus == 0)
-        // One line a request, at the default level, on standard error in the servers' format; none on standard
-        // output, which has the listening lines only.
-        let log = try String(contentsOfFile: setup.directory.path("serve.err"), encoding: .utf8)
-        let requestLines = log.split(separator: "\n").filter {
-            $0.contains(" info enverify: ") && $0.contains("status=")
-        }
-        #expect(requestLines.count >= 5, "\(log)")
-        #expect(!(try String(contentsOfFile: output, encoding: .utf8)).contains(" info "))
     }
 
     @Test("--log-level warning leaves the request lines out")
     func logLevel() async throws {
         let setup = try EnverifySetup()
         defer { setup.directory.cleanUp() }
-        let output = setup.directory.path("serve.out")
-        let child = try ChildProcess(
-            Self.executable, setup.serveOptions + ["--port", "0", "--admin-port", "0", "--log-level", "warning"],
-            standardOutput: .file(output), standardError: .file(setup.directory.path("serve.err")))
-        defer {
-            if child.isRunning {
-                child.send(SIGKILL)
-                _ = child.waitForExit()
-            }
+        try await Self.withServer(setup, ["--log-level", "warning"]) { child, _, adminURL in
+            let answer = try await ENVerificationHTTPTransport(baseURL: adminURL).post(
+                .issue, apiKey: "nonsense", body: Data("{}".utf8), chaff: false)
+            #expect(answer.status == 401)
+            child.send(SIGTERM)
+            #expect(await child.waitForExit(timeout: .seconds(30))?.exitStatus == 0)
         }
-        let urls = try await Self.listeningURLs(output, child)
-        let answer = try await ENVerificationHTTPTransport(baseURL: urls[1]).post(
-            .issue, apiKey: "nonsense", body: Data("{}".utf8), chaff: false)
-        #expect(answer.status == 401)
-        child.send(SIGTERM)
-        #expect(await child.waitForExit(timeout: .seconds(30))?.exitStatus == 0)
         let log = try String(contentsOfFile: setup.directory.path("serve.err"), encoding: .utf8)
         #expect(!log.contains(" info "), "\(log)")
     }
@@ -206,32 +211,23 @@ struct LiveEnverifyTests {
         try writeSecret("cert pass\n", toFile: setup.directory.path("certificate.pass"))
         var environment = ProcessInfo.processInfo.environment
         environment["ENVERIFY_TOKEN_KEY_PASSPHRASE"] = "token pass"
-        let output = setup.directory.path("serve.out")
-        let child = try ChildProcess(
-            Self.executable,
-            setup.serveOptions + [
-                "--port", "0", "--admin-port", "0", "--certificate-key-passphrase-file",
-                setup.directory.path("certificate.pass"),
-            ], standardOutput: .file(output), standardError: .file(setup.directory.path("serve.err")),
-            environment: environment)
-        defer {
-            if child.isRunning {
-                child.send(SIGKILL)
-                _ = child.waitForExit()
-            }
+        try await Self.withServer(
+            setup, ["--certificate-key-passphrase-file", setup.directory.path("certificate.pass")],
+            environment: environment
+        ) { _, deviceURL, adminURL in
+            let issued = try await ENVerificationHTTPTransport(baseURL: adminURL).post(
+                .issue, apiKey: adminKey, body: Data(#"{"testType":"confirmed","symptomDate":"\#(todayUTC())"}"#.utf8),
+                chaff: false)
+            let code = try #require(jsonObject(issued.body)["code"] as? String)
+            let client = ENVerificationClient(
+                apiKey: deviceKey, transport: ENVerificationHTTPTransport(baseURL: deviceURL))
+            let verified = try await client.verify(code: code, accept: [.confirmed])
+            let keys = AppKeys()
+            let certified = try await client.certificate(token: verified.token, keys: keys.keys, hmacKey: keys.secret)
+            // The key server trusts the public half of the key that was encrypted on disk.
+            let claims = try await setup.verifier.verify(keys.request(certificate: certified.certificate), at: Date())
+            #expect(claims?.reportType == .confirmedTest)
         }
-        let urls = try await Self.listeningURLs(output, child)
-        let issued = try await ENVerificationHTTPTransport(baseURL: urls[1]).post(
-            .issue, apiKey: adminKey, body: Data(#"{"testType":"confirmed","symptomDate":"\#(todayUTC())"}"#.utf8),
-            chaff: false)
-        let code = try #require(jsonObject(issued.body)["code"] as? String)
-        let client = ENVerificationClient(apiKey: deviceKey, transport: ENVerificationHTTPTransport(baseURL: urls[0]))
-        let verified = try await client.verify(code: code, accept: [.confirmed])
-        let keys = AppKeys()
-        let certified = try await client.certificate(token: verified.token, keys: keys.keys, hmacKey: keys.secret)
-        // The key server trusts the public half of the key that was encrypted on disk.
-        let claims = try await setup.verifier.verify(keys.request(certificate: certified.certificate), at: Date())
-        #expect(claims?.reportType == .confirmedTest)
     }
 
     @Test("refused setups exit 2: a PostgreSQL URL without a user, a group-readable key, no secret, a bad key type")

@@ -46,6 +46,13 @@ extension ENKeyServerStorage {
     public func insert(_ insertions: [ENKeyServerInsertion], unlessAnyStored keyData: [Data]) async throws(ENError)
         -> ENKeyServerNewKeysOutcome
     {
+        try await lookUpThenInsert(insertions, unlessAnyStored: keyData)
+    }
+
+    /// The default of ``insert(_:unlessAnyStored:)``, for a storage's own implementation to fall back on.
+    package func lookUpThenInsert(_ insertions: [ENKeyServerInsertion], unlessAnyStored keyData: [Data])
+        async throws(ENError) -> ENKeyServerNewKeysOutcome
+    {
         let stored = try await storedKeys(withKeyData: keyData)
         guard stored.isEmpty else { return .alreadyStored(stored) }
         guard !insertions.isEmpty else { return .inserted([]) }
