@@ -280,12 +280,29 @@ public final class ENSQLiteDatabase: Sendable {
 
     // MARK: Running requests (every store operation goes through these)
 
+    /// Runs `body`, which only reads. A file's readers are read-only connections that see one committed state
+    /// through a transaction of their own. An in-memory database has one connection, used by one access at a time,
+    /// so its reads need no transaction (GRDB would open one with a `BEGIN` compiled anew at each read), and they are
+    /// not made read-only either: GRDB does that with `PRAGMA query_only`, which expires every prepared statement of
+    /// the connection, so that each cached statement was compiled again after every read.
     package func read<T>(_ body: (Database) throws -> T) throws(ENError) -> T {
-        do { return try writer.read(body) } catch { throw ENError.store(error, path: displayPath) }
+        do {
+            if path == nil { return try writer.writeWithoutTransaction { db in try body(db) } }
+            return try writer.read(body)
+        } catch {
+            throw ENError.store(error, path: displayPath)
+        }
     }
 
     package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(ENError) -> T {
-        do { return try await writer.read(body) } catch { throw ENError.store(error, path: displayPath) }
+        do {
+            if path == nil {
+                return try await writer.writeWithoutTransaction { db in try body(db) }
+            }
+            return try await writer.read(body)
+        } catch {
+            throw ENError.store(error, path: displayPath)
+        }
     }
 
     package func write<T>(_ mode: ENSQLiteWriteMode, _ body: (Database) throws -> T) throws(ENError) -> T {
@@ -314,9 +331,15 @@ public final class ENSQLiteDatabase: Sendable {
     ) throws -> T {
         var result: T?
         if mode.transactional {
-            try db.inTransaction {
+            // GRDB's `inTransaction` compiles its `BEGIN` and `COMMIT` at every transaction; these are compiled once
+            // per connection.
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
                 result = try body(db)
-                return .commit
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            } catch {
+                try? db.rollback()
+                throw error
             }
         } else {
             result = try body(db)
