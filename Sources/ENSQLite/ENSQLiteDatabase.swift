@@ -1,6 +1,7 @@
 package import ENCore
 internal import Foundation
 package import GRDB
+internal import Synchronization
 
 #if canImport(Glibc)
     internal import Glibc
@@ -21,6 +22,15 @@ public final class ENSQLiteDatabase: Sendable {
     public let path: String?
 
     package let writer: any DatabaseWriter
+
+    /// Counts the writes whose mode advances it (``ENSQLiteWriteMode/advancesGeneration``), each counted before it
+    /// runs, in the same serialized access: what was read inside a write that leaves the count alone stays true as
+    /// long as ``writeGeneration`` has not moved (a write rolled back moves it too, which only costs a fresh read).
+    private let generation = Atomic<UInt64>(0)
+
+    /// The number of writes begun so far that may change any state (see ``ENSQLiteWriteMode/advancesGeneration``).
+    /// Read inside a write, it is exact for that write's state.
+    package var writeGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
     /// Opens (creating if needed) the file at `path` as a store of `schema` and migrates it.
     ///
@@ -54,13 +64,32 @@ public final class ENSQLiteDatabase: Sendable {
         throws(ENError)
     {
         do {
-            writer = try DatabaseQueue(configuration: Self.inMemoryConfiguration(schema))
+            let memory = try DatabaseQueue(configuration: Self.inMemoryConfiguration(schema))
+            // A copy of the migrated empty database: compiling every migration's statements again for each of a
+            // simulation's thousands of stores cost more than the rest of making them.
+            try Self.migratedTemplate(schema).backup(to: memory)
+            writer = memory
         } catch {
             throw ENError.store(error, path: ":memory:")
         }
         path = nil
         try Self.migrate(writer, path: ":memory:", schema, prepare: prepare)
     }
+
+    /// An in-memory database of `schema` with every migration applied and nothing else, made once per schema kind and
+    /// migration list in the process.
+    private static func migratedTemplate(_ schema: SQLiteSchema) throws -> DatabaseQueue {
+        let key = ([schema.kind] + schema.versions).joined(separator: "\u{0}")
+        return try templates.withLock { (templates: inout [String: DatabaseQueue]) throws -> DatabaseQueue in
+            if let template = templates[key] { return template }
+            let template = try DatabaseQueue(configuration: inMemoryConfiguration(schema))
+            try schema.migrator.migrate(template)
+            templates[key] = template
+            return template
+        }
+    }
+
+    private static let templates = Locked<[String: DatabaseQueue]>([:])
 
     /// Opens an in-memory database holding a copy of the snapshot file at `path` (see ``writeSnapshot(to:)``),
     /// checked as ``init(path:schema:validate:prepare:)`` checks a file, then migrated and prepared in memory. The
@@ -307,7 +336,10 @@ public final class ENSQLiteDatabase: Sendable {
 
     package func write<T>(_ mode: ENSQLiteWriteMode, _ body: (Database) throws -> T) throws(ENError) -> T {
         do {
-            return try writer.writeWithoutTransaction { db in try Self.run(db, mode, truncating: path != nil, body) }
+            return try writer.writeWithoutTransaction { db in
+                if mode.advancesGeneration { generation.add(1, ordering: .acquiringAndReleasing) }
+                return try Self.run(db, mode, truncating: path != nil, body)
+            }
         } catch {
             throw ENError.store(error, path: displayPath)
         }
@@ -318,7 +350,10 @@ public final class ENSQLiteDatabase: Sendable {
     {
         do {
             let isFile = path != nil
-            return try await writer.writeWithoutTransaction { db in try Self.run(db, mode, truncating: isFile, body) }
+            return try await writer.writeWithoutTransaction { db in
+                if mode.advancesGeneration { self.generation.add(1, ordering: .acquiringAndReleasing) }
+                return try Self.run(db, mode, truncating: isFile, body)
+            }
         } catch {
             throw ENError.store(error, path: displayPath)
         }
@@ -373,6 +408,9 @@ package struct ENSQLiteWriteMode: Sendable {
     package var transactional = true
     /// Whether the write-ahead log is truncated after the commit.
     package var truncatesLog = false
+    /// Whether the write advances the database's ``ENSQLiteDatabase/writeGeneration`` (every write does, but those
+    /// known to leave alone what callers keep from earlier reads: sightings received, a current key looked up).
+    package var advancesGeneration = true
 
     /// Creates a mode.
     package init(transactional: Bool = true, truncatesLog: Bool = false) {

@@ -39,6 +39,27 @@ extension ENStoreUpdate where Store == ENDeviceStore {
         }
     }
 
+    /// ``currentKey(at:makeKeyData:)`` and the intervals for which it stays the current key, read in the same
+    /// transaction, with the write generation it was read in; this update leaves the generation alone (it only adds
+    /// the key the store would make anyway).
+    package static func currentKeySpan(
+        at date: Date, makeKeyData: @escaping @Sendable () -> Data
+    ) -> ENStoreUpdate<ENDeviceStore, ENCurrentKeySpan> {
+        let current = currentKey(at: date, makeKeyData: makeKeyData)
+        return ENStoreUpdate<ENDeviceStore, ENCurrentKeySpan> { store, db in
+            let key = try current.apply(store, db)
+            let start = key.rollingStartNumber
+            let next = try Int64.fetchOne(
+                try db.cachedStatement(sql: "SELECT MIN(rolling_start) FROM own_keys WHERE rolling_start > ?"),
+                arguments: [Int64(start)])
+            let end = min(Int64(start) + Int64(key.rollingPeriod), next ?? Int64.max)
+            return ENCurrentKeySpan(
+                key: key, intervals: UInt32(start)..<UInt32(clamping: max(Int64(start), end)),
+                generation: store.writeGeneration)
+        }
+        .keepingGeneration()
+    }
+
     /// Shortens the rolling period of the key that covers `date` and starts its successor at once, in one
     /// transaction: same-day release, where the current key is released with its shortened period and is never
     /// broadcast again. Returns the shortened key; `nil` when no key covers `date` (nothing is written).

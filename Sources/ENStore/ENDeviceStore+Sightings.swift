@@ -10,7 +10,9 @@ extension ENStoreUpdate where Store == ENDeviceStore {
     /// Each sighting is kept as one row indexed by its interval; with a cipher the row's identifier,
     /// metadata, RSSI and exact time are sealed and only the 10-minute interval stays in the clear.
     public static func addSightings(_ sightings: [ENSighting]) -> ENStoreUpdate<ENDeviceStore, Void> {
-        .init { store, db in
+        // Sightings change nothing a reader keeps between operations (the broadcast's current key): they leave the
+        // write generation alone, so that a radio receiving does not make the broadcast look its key up again.
+        ENStoreUpdate<ENDeviceStore, Void> { store, db in
             let cipher = store.configuration.cipher
             let statement = try db.cachedStatement(sql: "INSERT INTO sightings (interval, payload) VALUES (?, ?)")
             for sighting in sightings {
@@ -22,6 +24,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
                 try statement.execute(arguments: [Int64(interval), payload])
             }
         }
+        .keepingGeneration()
     }
 }
 

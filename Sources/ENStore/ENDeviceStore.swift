@@ -32,6 +32,10 @@ public final class ENDeviceStore: ENPersistentStore {
     /// The store's database.
     public let database: ENSQLiteDatabase
 
+    /// The database's write generation (`ENSQLiteDatabase.writeGeneration`): while it stays where it was when
+    /// `ENStoreUpdate.currentKeySpan(at:makeKeyData:)` read a span, the span holds.
+    package var writeGeneration: UInt64 { database.writeGeneration }
+
     /// Opens (creating if needed) the store in the file at `path` and brings its schema up to date.
     ///
     /// An existing file is checked read-only before anything is written to it, so a file that is not a

@@ -23,6 +23,14 @@ public struct ENStoreUpdate<Store: ENPersistentStore, Value: Sendable>: Sendable
     ///
     /// For tests only: they prove that concurrent readers would see half of an update written this way, and so
     /// that their check of the transactional form can fail.
+    /// The same update, leaving the database's write generation where it is: for updates that change nothing a
+    /// reader keeps between operations (see `ENSQLiteWriteMode.advancesGeneration`).
+    package func keepingGeneration() -> Self {
+        var update = self
+        update.mode.advancesGeneration = false
+        return update
+    }
+
     package func withoutTransaction() -> Self {
         var update = self
         update.mode.transactional = false

@@ -56,19 +56,23 @@ public final class ENEther: Sendable {
         from sender: ENEtherRadio, to receiver: ENEtherRadio, start: Date, length: TimeInterval, distance: Double,
         random: inout ENSeededRandom
     ) -> Int {
-        var heard = 0
         let receptions = Self.receptions(
             timing: scanTiming, pathLoss: pathLoss, senderTxPower: sender.txPower,
             receiverCorrection: receiver.rssiCorrection, start: start, length: length, distance: distance,
             using: &random)
-        for (moment, rssi) in receptions {
-            guard let advertisement = try? sender.advertisement(at: moment) else { continue }
-            if receiver.hear(ENSighting(rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: rssi))
-            {
-                heard += 1
-            }
+        let sightings = Self.sightings(from: sender, receptions)
+        return receiver.hear(contentsOf: sightings) ? sightings.count : 0
+    }
+
+    /// What `sender` broadcast at each of `receptions`' moments, as read with its signal strength; nothing from a
+    /// moment it did not broadcast.
+    private static func sightings(
+        from sender: ENEtherRadio, _ receptions: [(moment: Date, rssi: Int8)]
+    ) -> [ENSighting] {
+        receptions.compactMap { moment, rssi in
+            guard let advertisement = try? sender.advertisement(at: moment) else { return nil }
+            return ENSighting(rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: rssi)
         }
-        return heard
     }
 
     /// What a receiver's scans read during an encounter, before anyone transmits: the scan moments of `timing`,
@@ -143,15 +147,15 @@ extension ENEther {
         DispatchQueue.concurrentPerform(iterations: receivers.count) { group in
             let receiver = receivers[group]
             var counts: [(encounter: Int, toFirst: Bool, heard: Int)] = []
+            // The receiver's sightings of the whole batch, in order, reach its scanner as one batch.
+            var sightings: [ENSighting] = []
             for delivery in work[group] {
-                var count = 0
-                for (moment, rssi) in delivery.receptions {
-                    guard let advertisement = try? delivery.sender.advertisement(at: moment) else { continue }
-                    let sighting = ENSighting(
-                        rpi: advertisement.rpi, aem: advertisement.aem, timestamp: moment, rssi: rssi)
-                    if receiver.hear(sighting) { count += 1 }
-                }
-                counts.append((delivery.encounter, delivery.toFirst, count))
+                let heard = Self.sightings(from: delivery.sender, delivery.receptions)
+                sightings += heard
+                counts.append((delivery.encounter, delivery.toFirst, heard.count))
+            }
+            if !receiver.hear(contentsOf: sightings) {
+                counts = counts.map { ($0.encounter, $0.toFirst, 0) }
             }
             heard.withLock { heard in
                 for (encounter, toFirst, count) in counts {

@@ -7,7 +7,7 @@ public final class ENEtherRadio: ENRadio {
     private struct State {
         var poweredOn = true
         var source: (any ENBroadcastSource)?
-        var handler: (@Sendable (ENSighting) -> Void)?
+        var handler: (@Sendable ([ENSighting]) -> Void)?
     }
 
     /// The device's name in the ether.
@@ -40,6 +40,10 @@ public final class ENEtherRadio: ENRadio {
     public func stopBroadcasting() { state.withLock { $0.source = nil } }
     /// Keeps `handler` for what the device hears.
     public func startScanning(_ handler: @escaping @Sendable (ENSighting) -> Void) {
+        state.withLock { $0.handler = { sightings in for sighting in sightings { handler(sighting) } } }
+    }
+    /// Keeps `handler` for what the device hears, in batches (an encounter's sightings at once).
+    public func startScanning(batches handler: @escaping @Sendable ([ENSighting]) -> Void) {
         state.withLock { $0.handler = handler }
     }
     /// Forgets the scan handler.
@@ -58,9 +62,13 @@ public final class ENEtherRadio: ENRadio {
 
     /// Hands `sighting` to the device's scanner; `false` when it does not scan.
     @discardableResult
-    public func hear(_ sighting: ENSighting) -> Bool {
+    public func hear(_ sighting: ENSighting) -> Bool { hear(contentsOf: [sighting]) }
+
+    /// Hands `sightings` to the device's scanner as one batch, in order; `false` when it does not scan.
+    @discardableResult
+    public func hear(contentsOf sightings: [ENSighting]) -> Bool {
         guard let handler = state.withLock({ $0.poweredOn ? $0.handler : nil }) else { return false }
-        handler(sighting)
+        if !sightings.isEmpty { handler(sightings) }
         return true
     }
 }

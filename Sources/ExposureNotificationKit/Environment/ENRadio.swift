@@ -21,8 +21,21 @@ public protocol ENRadio: Sendable {
     /// `handler` as a sighting.
     func startScanning(_ handler: @escaping @Sendable (ENSighting) -> Void)
 
+    /// Starts scanning, handing what the radio receives to `handler` in batches, each in the order received, as a
+    /// phone's Bluetooth stack delivers batched scan results: the manager stores a batch in one transaction. The
+    /// manager calls this one; the default implementation hands over each sighting as a batch of one through
+    /// ``startScanning(_:)``.
+    func startScanning(batches handler: @escaping @Sendable ([ENSighting]) -> Void)
+
     /// Stops scanning.
     func stopScanning()
+}
+
+extension ENRadio {
+    /// Hands over each sighting as a batch of one through ``startScanning(_:)``.
+    public func startScanning(batches handler: @escaping @Sendable ([ENSighting]) -> Void) {
+        startScanning { sighting in handler([sighting]) }
+    }
 }
 
 /// What a radio asks the framework for at each transmission.

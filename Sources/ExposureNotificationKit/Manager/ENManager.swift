@@ -529,7 +529,7 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
         let radio = environment.radio
         radio.startBroadcasting(Broadcaster(storage: storage))
         let storage = self.storage
-        radio.startScanning { sighting in storage.record(sighting) }
+        radio.startScanning(batches: { sightings in storage.record(contentsOf: sightings) })
     }
 
     /// Schedules the periodic runs for as long as the manager is activated: retention runs in each, enabled or

@@ -69,6 +69,15 @@ final class FrameworkStorage: Sendable {
         try store().write(.currentKey(at: date, makeKeyData: Self.makeKeyData))
     }
 
+    /// The key current at `date` (made when none covers it), the intervals it stays current for and the store's
+    /// write generation it was read in (see `ENCurrentKeySpan`).
+    func currentKeySpan(at date: Date) throws(ENError) -> ENCurrentKeySpan {
+        try store().write(.currentKeySpan(at: date, makeKeyData: Self.makeKeyData))
+    }
+
+    /// The store's write generation: a span read by ``currentKeySpan(at:)`` holds while it stays the same.
+    func writeGeneration() throws(ENError) -> UInt64 { try store().writeGeneration }
+
     /// The keys a release at `date` gives: those valid within the retention period and started before `date`;
     /// with `sameDay` the current key too, ended at `date` (a new key starts at once); without it the current
     /// key is left out.
@@ -139,6 +148,12 @@ final class FrameworkStorage: Sendable {
     /// Records a sighting the radio heard. A sighting that cannot be stored is dropped (as a phone drops what it
     /// cannot keep); the radio must not stop for it.
     func record(_ sighting: ENSighting) {
-        _ = try? store().write(.addSightings([sighting]))
+        record(contentsOf: [sighting])
+    }
+
+    /// Records sightings the radio heard, in one transaction; dropped together if they cannot be stored.
+    func record(contentsOf sightings: [ENSighting]) {
+        guard !sightings.isEmpty else { return }
+        _ = try? store().write(.addSightings(sightings))
     }
 }
