@@ -69,11 +69,12 @@ public final class ENSQLiteDatabase: Sendable {
             // simulation's thousands of stores cost more than the rest of making them.
             try Self.migratedTemplate(schema).backup(to: memory)
             writer = memory
+            // Migrated already, by this build: only the preparation runs.
+            try writer.write(prepare)
         } catch {
             throw ENError.store(error, path: ":memory:")
         }
         path = nil
-        try Self.migrate(writer, path: ":memory:", schema, prepare: prepare)
     }
 
     /// An in-memory database of `schema` with every migration applied and nothing else, made once per schema kind and

@@ -12,11 +12,11 @@ extension ENStoreQuery where Store == ENDeviceStore {
         .init { _, db in
             guard
                 let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT exposure_notification_enabled, authorization_status, preauthorized_at,
-                        preauthorization_released_at FROM manager_state WHERE id = 1
-                        """)
+                    try db.cachedStatement(
+                        sql: """
+                            SELECT exposure_notification_enabled, authorization_status, preauthorized_at,
+                            preauthorization_released_at FROM manager_state WHERE id = 1
+                            """))
             else { return ENManagerState() }
             let rawStatus: Int64 = try row.stored(at: 1)
             guard let status = ENAuthorizationStatus(rawValue: Int(clamping: rawStatus)) else {

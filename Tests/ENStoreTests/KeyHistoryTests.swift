@@ -116,4 +116,38 @@ struct KeyHistoryTests {
         let b = try await store.write(.currentKey(at: referenceDate) { counter.make() })
         #expect(a == b)
     }
+
+    /// What a broadcast keeps between advertisements: the span of the current key holds until the start of a later
+    /// stored key, and the write generation moves at every write but a sighting's or the span's own.
+    @Test func aCurrentKeySpanEndsAtTheNextKeyAndHoldsWhileTheGenerationStays() throws {
+        let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
+        let day = ENIntervalNumber(date: referenceDate).rollingStart
+        func date(_ interval: UInt32) -> Date { Date(timeIntervalSince1970: Double(interval) * 600) }
+        let span = try store.write(.currentKeySpan(at: date(day + 10)) { keyCounter.make() })
+        #expect(span.key.rollingStartNumber == day && span.key.rollingPeriod == 144)
+        #expect(span.intervals == day..<(day + 144))
+        #expect(span.generation == store.writeGeneration)
+        try store.write(.addSightings([makeSighting(1, at: date(day + 11))]))
+        let again = try store.write(.currentKeySpan(at: date(day + 143)) { keyCounter.make() })
+        #expect(again.key == span.key && again.generation == span.generation)
+        #expect(store.writeGeneration == span.generation)
+
+        // A key saved inside the first one's validity: the generation moves, and each span stops where the other
+        // key starts, as the store's answer does.
+        let later = ENTemporaryExposureKey(
+            keyData: Data(repeating: 2, count: 16), rollingStartNumber: day + 100, rollingPeriod: 44)
+        try store.write(.saveOwnKey(later))
+        #expect(store.writeGeneration > span.generation)
+        let before = try store.write(.currentKeySpan(at: date(day + 99)) { keyCounter.make() })
+        #expect(before.key == span.key && before.intervals == day..<(day + 100))
+        let after = try store.write(.currentKeySpan(at: date(day + 100)) { keyCounter.make() })
+        #expect(after.key == later && after.intervals == (day + 100)..<(day + 144))
+        for interval in [day, day + 99, day + 100, day + 143] {
+            let stored = try store.write(.currentKey(at: date(interval)) { keyCounter.make() })
+            #expect(stored == (interval < day + 100 ? span.key : later))
+        }
+        #expect(keyCounter.next.load(ordering: .relaxed) == 1)
+        try store.write(.eraseAll)
+        #expect(store.writeGeneration > after.generation)
+    }
 }

@@ -54,6 +54,71 @@ struct RetentionTests {
         #expect(try store.read(.managerState).exposureNotificationEnabled)
     }
 
+    /// An in-memory store first asks one query whether anything expired: each kind of record, alone in the store,
+    /// must still be found and deleted (and staged contents no detection recorded, which have no age).
+    @Test(arguments: ["own key", "sighting", "cached key file", "processed key file", "ledger entry", "detection"])
+    func eachKindAloneExpiresFromAnInMemoryStore(kind: String) throws {
+        let clock = TestClock(referenceDate)
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
+        let file = ENCachedKeyFile(hash: Data(repeating: 7, count: 32), exportBinary: Data(repeating: 7, count: 50))
+        var expected = ENStoreRecordCounts()
+        switch kind {
+        case "own key":
+            try store.write(
+                .saveOwnKey(
+                    ENTemporaryExposureKey(
+                        keyData: Data(repeating: 1, count: 16),
+                        rollingStartNumber: ENIntervalNumber(date: referenceDate).rollingStart)))
+            expected.ownKeys = 1
+        case "sighting":
+            try store.write(.addSightings([makeSighting(1, at: referenceDate)]))
+            expected.sightings = 1
+        case "cached key file":
+            try store.write(
+                .recordDetection(
+                    ENDetectionRecord(
+                        date: referenceDate, kind: "v2", result: 0, cachedKeyFiles: [file],
+                        countsTowardRateLimit: false)))
+            expected.cachedKeyFiles = 1
+            expected.detections = 1
+        case "processed key file":
+            try store.write(
+                .recordDetection(
+                    ENDetectionRecord(
+                        date: referenceDate, kind: "v2", result: 0, processedKeyFileHashes: [Data([1])],
+                        countsTowardRateLimit: false)))
+            expected.processedKeyFiles = 1
+            expected.detections = 1
+        case "ledger entry":
+            try store.write(.recordFailedDetection(at: referenceDate))
+            expected.ledgerEntries = 1
+        default:
+            try store.write(
+                .recordDetection(
+                    ENDetectionRecord(date: referenceDate, kind: "v2", result: 0, countsTowardRateLimit: false)))
+            expected.detections = 1
+        }
+        clock.advance(by: 14 * 86_400 - 600)
+        #expect(try store.write(.deleteExpiredRecords()).total == 0)
+        clock.advance(by: 2 * 86_400)
+        #expect(try store.write(.deleteExpiredRecords()) == expected)
+        #expect(try store.write(.deleteExpiredRecords()).total == 0)
+        #expect(try store.read(.recordCounts).total == 0)
+        #expect(try store.read(.cachedKeyFile(file.hash)) == nil)
+    }
+
+    /// Contents a detection staged without recording go at the next sweep of an in-memory store, although nothing
+    /// else expired.
+    @Test func stagedContentsGoAtTheNextSweepOfAnInMemoryStore() throws {
+        let clock = TestClock(referenceDate)
+        let store = try ENDeviceStore(inMemoryWith: clock.configuration())
+        let staged = ENCachedKeyFile(hash: Data(repeating: 3, count: 32), exportBinary: Data(repeating: 3, count: 50))
+        #expect(try store.write(.stageCachedKeyFiles([staged])) == 1)
+        try store.write(.deleteExpiredRecords())
+        // Staging it again writes it again: the sweep deleted the earlier copy.
+        #expect(try store.write(.stageCachedKeyFiles([staged])) == 1)
+    }
+
     /// A key file goes 14 days after it was first cached, even when a later detection brought it again.
     @Test func cachedKeyFilesGo14DaysAfterTheyWereFirstCached() async throws {
         let clock = TestClock(referenceDate)

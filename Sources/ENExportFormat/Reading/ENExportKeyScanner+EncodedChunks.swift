@@ -93,6 +93,31 @@ package struct ENEncodedExportKeys: ENEncodedKeyChunk {
         return (ignored, revoked)
     }
 
+    /// The intervals of the chunk's sightings any of its keys can match: from 12 before the earliest start to 12
+    /// after the last interval of the latest validity (`ENMatcher`'s tolerance), over the keys that decode; `nil`
+    /// when none does.
+    package var reach: ClosedRange<UInt32>? {
+        var lowest = UInt64.max
+        var highest: UInt64 = 0
+        exportBinary.withUnsafeBytes { buffer in
+            for message in messages[range] {
+                let start = Int(truncatingIfNeeded: message & 0xFFFF_FFFF)
+                let range = start..<(start + Int(truncatingIfNeeded: message >> 32))
+                guard let key = try? KeyMessage.read(buffer, range) else { continue }
+                lowest = min(lowest, UInt64(key.rollingStartNumber))
+                highest = max(highest, UInt64(key.rollingStartNumber) + UInt64(key.rollingPeriod))
+            }
+        }
+        guard lowest != .max else { return nil }
+        let tolerance = UInt64(ENEncodedExportKeys.toleranceIntervals)
+        let first = lowest > tolerance ? lowest - tolerance : 0
+        let last = max(highest, lowest + 1) - 1 + tolerance
+        return UInt32(clamping: first)...UInt32(clamping: last)
+    }
+
+    /// ENMatcher's tolerance: a key matches a sighting up to 12 intervals from the derived interval.
+    static let toleranceIntervals = 12
+
     package func key(at position: Int) -> ENTemporaryExposureKey? {
         let message = messages[range.lowerBound + position]
         let start = Int(truncatingIfNeeded: message & 0xFFFF_FFFF)

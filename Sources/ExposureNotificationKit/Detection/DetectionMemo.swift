@@ -46,6 +46,8 @@ final class DetectionMemo: Sendable {
         var matched: Set<Sighting> = []
         /// Each file's keys that hit one of ``matched``, in position order.
         var files: [Data: [Occurrence]] = [:]
+        /// Each file's reach: the sighting intervals its keys can match (`nil`: none), when known.
+        var reach: [Data: ClosedRange<UInt32>?] = [:]
     }
 
     private let state = Locked<State?>(nil)

@@ -117,7 +117,8 @@ struct ExposureDetector: Sendable {
         // being verified; its result is used only once every file has verified.
         let streamed = StreamedSources(
             run: run, fileCount: files.count, cached: cachedHashes.filter { known[$0] == nil }.reversed())
-        let chunks = KeyChunks(source: streamed.next, store: store, oldest: oldest, scanned: run.release)
+        let chunks = KeyChunks(
+            source: streamed.next, store: store, oldest: oldest, scanned: run.release, measuresReach: true)
         let streamedMatching = Result { () throws(ENError) -> [ENMatchOccurrence] in
             try matcher.occurrences(encodedChunks: chunks, options: options)
         }
@@ -134,6 +135,7 @@ struct ExposureDetector: Sendable {
             let incremental = try IncrementalMatching(
                 matcher: matcher, order: order, oldest: oldest, previous: previous ?? DetectionMemo.State())
             try incremental.add(occurrences, locatedBy: chunks)
+            incremental.addReach(chunks.reach)
             try incremental.addKnownFiles(
                 order.filter { known[$0] != nil && !newHashes.contains($0) }, store: store, options: options)
             try checkCancellation()
@@ -472,20 +474,29 @@ final class KeyChunks: Sequence, Sendable {
     private let store: ENDeviceStore
     private let oldest: ENIntervalNumber
     private let scanned: (@Sendable (Int) -> Void)?
+    private let measuresReach: Bool
     private let failure = Locked<ENError?>(nil)
+    /// Each source's reach (the sighting intervals its keys can match; `nil`: none), when measured.
+    private let reaches = Locked<[Data: ClosedRange<UInt32>?]>([:])
     /// Where each source's keys start among the keys read so far (the matcher's ordinals), and its hash.
     private let starts = Locked<[(start: Int, hash: Data)]>([])
 
-    /// Chunks of the sources `source` gives by position (from 0, in order; `nil` after the last).
+    /// Chunks of the sources `source` gives by position (from 0, in order; `nil` after the last); with
+    /// `measuresReach`, each source's reach is measured as it is read (``reach``).
     init(
         source: @escaping @Sendable (Int) -> KeySource?, store: ENDeviceStore, oldest: ENIntervalNumber,
-        scanned: (@Sendable (Int) -> Void)? = nil
+        scanned: (@Sendable (Int) -> Void)? = nil, measuresReach: Bool = false
     ) {
         self.source = source
         self.store = store
         self.oldest = oldest
         self.scanned = scanned
+        self.measuresReach = measuresReach
     }
+
+    /// The reach of each source read so far, when measured: the sighting intervals its keys can match, from 12
+    /// before the earliest key's start to 12 after the latest key's last interval (`nil`: no key).
+    var reach: [Data: ClosedRange<UInt32>?] { reaches.withLock { $0 } }
 
     /// Chunks of `sources`, in order.
     convenience init(sources: [KeySource], store: ENDeviceStore, oldest: ENIntervalNumber) {
@@ -520,6 +531,15 @@ final class KeyChunks: Sequence, Sendable {
                     chunks = try ENExportKeyScanner.encodedChunks(
                         of: binary, ofSize: ExposureDetector.chunkSize, retainingKeysAfter: self.oldest)
                     next = 0
+                    if self.measuresReach {
+                        let reach = chunks.compactMap(\.reach).reduce(nil as ClosedRange<UInt32>?) { union, next in
+                            union.map {
+                                Swift.min($0.lowerBound, next.lowerBound)...Swift.max($0.upperBound, next.upperBound)
+                            }
+                                ?? next
+                        }
+                        self.reaches.withLock { $0[source.hash] = .some(reach) }
+                    }
                 }
             } catch {
                 self.failure.withLock { $0 = $0 ?? error }

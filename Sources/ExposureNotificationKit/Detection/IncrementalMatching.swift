@@ -24,6 +24,8 @@ final class IncrementalMatching {
     private let indices: [Sighting: [Int]]
     /// Each source's occurrences so far, by position.
     private var files: [Data: [Int: DetectionMemo.Occurrence]] = [:]
+    /// The reach of the sources known so far (see `DetectionMemo.State.reach`).
+    private var reach: [Data: ClosedRange<UInt32>?] = [:]
 
     /// A detection matching `order`'s sources on `matcher`, keys that ended by `oldest` left out.
     init(matcher: ENMatcher, order: [Data], oldest: ENIntervalNumber, previous: DetectionMemo.State) throws(ENError) {
@@ -35,7 +37,15 @@ final class IncrementalMatching {
         var indices: [Sighting: [Int]] = [:]
         for (index, sighting) in current.enumerated() { indices[sighting, default: []].append(index) }
         self.indices = indices
-        for hash in order { files[hash] = [:] }
+        for hash in order {
+            files[hash] = [:]
+            if let known = previous.reach[hash] { reach[hash] = .some(known) }
+        }
+    }
+
+    /// Adds the reach of sources measured while they were read (`KeyChunks.reach`).
+    func addReach(_ measured: [Data: ClosedRange<UInt32>?]) {
+        for (hash, value) in measured where files[hash] != nil { reach[hash] = .some(value) }
     }
 
     /// Adds the occurrences of a run on the matcher (every sighting), located in their sources by `chunks`.
@@ -63,9 +73,17 @@ final class IncrementalMatching {
             }
         }
         let fresh = matcher.sightings.filter { !previous.matched.contains(Sighting($0)) }
-        guard !fresh.isEmpty else { return }
+        guard let first = fresh.map(\.interval).min(), let last = fresh.map(\.interval).max() else { return }
+        // A file none of whose keys can reach the new sightings' intervals gives no occurrence: it is not read. (Its
+        // revoked keys, too, cancel only through occurrences.)
+        let reachable = hashes.filter { hash in
+            guard let known = reach[hash] else { return true }
+            guard let intervals = known else { return false }
+            return intervals.overlaps(first...last)
+        }
+        guard !reachable.isEmpty else { return }
         let newcomers = try ENMatcher(sightings: fresh)
-        let chunks = KeyChunks(sources: hashes.map { .cached($0) }, store: store, oldest: oldest)
+        let chunks = KeyChunks(sources: reachable.map { .cached($0) }, store: store, oldest: oldest)
         let found = try newcomers.occurrences(encodedChunks: chunks, options: options)
         try chunks.checkRead()
         for occurrence in found {
@@ -108,6 +126,6 @@ final class IncrementalMatching {
     var state: DetectionMemo.State {
         DetectionMemo.State(
             matched: Set(current),
-            files: files.mapValues { $0.values.sorted { $0.position < $1.position } })
+            files: files.mapValues { $0.values.sorted { $0.position < $1.position } }, reach: reach)
     }
 }
