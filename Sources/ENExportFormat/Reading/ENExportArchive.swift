@@ -49,27 +49,23 @@ public struct ENExportArchive: Hashable, Sendable {
         }
     }
 
-    /// Reads a zip archive or a bare `export.bin` from a file, checking its size before reading it.
+    /// Reads a zip archive or a bare `export.bin` from a file, reading at most one byte more than the limit.
     ///
     /// - Throws: `ENError.Code.badParameter` when the file cannot be read, otherwise as
     ///   ``init(data:limits:)``; every error's context has the file's path (`file`).
     public init(contentsOf url: URL, limits: ENExportLimits = .default) throws(ENError) {
         let file = ENError.Context(file: url.path)
-        let size: Int
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        } catch {
-            throw .badParameter("cannot read the file: \(error.localizedDescription)", context: file)
-        }
-        guard size <= limits.maximumFileSize else {
-            throw .badFormat("\(size) bytes, over the limit of \(limits.maximumFileSize)", context: file)
-        }
+        // One open and a read bounded by the limit: no separate size check that the file could outgrow.
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: limits.maximumFileSize + 1) ?? Data()
         } catch {
             throw .badParameter("cannot read the file: \(error.localizedDescription)", context: file)
+        }
+        guard data.count <= limits.maximumFileSize else {
+            throw .badFormat("the file is over the limit of \(limits.maximumFileSize) bytes", context: file)
         }
         do {
             try self.init(data: data, limits: limits)
