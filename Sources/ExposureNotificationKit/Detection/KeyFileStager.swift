@@ -6,7 +6,7 @@ internal import Foundation
 /// (`ENStoreUpdate.stageCachedKeyFiles(_:)`), so that the detection's final transaction only adopts them instead of
 /// writing every `export.bin` (140 MB at 5 million keys) after matching, on one core, with two disk flushes.
 ///
-/// One thread of its own writes the files queued so far, in one transaction per turn. Staging is an optimisation
+/// One thread of its own writes the files queued so far, in one transaction per turn (for a store on disk only). Staging is an optimisation
 /// only: a file it did not write (a write failed, or the detection finished first) is written by the final
 /// transaction, and what it wrote for a detection that does not finish is deleted
 /// (`ENStoreUpdate.discardStagedKeyFiles`). Nothing it writes is visible as stored data before the detection's
@@ -21,15 +21,25 @@ final class KeyFileStager: Sendable {
     private let state = Locked(State())
     private let store: ENDeviceStore
 
-    /// Starts the writing thread.
+    /// Whether it stages at all: an in-memory store writes its files fast enough in the final transaction (it keeps
+    /// one shared copy of each), so no thread is started for it.
+    private let active: Bool
+
+    /// Starts the writing thread, for a store on disk.
     init(store: ENDeviceStore) {
         self.store = store
+        active = store.path != nil
+        guard active else {
+            state.withLock { $0.running = false }
+            return
+        }
         let thread = Thread { [self] in run() }
         thread.start()
     }
 
-    /// Queues a file to be written; ignored once ``finish(discardingQueued:)`` was called.
+    /// Queues a file to be written; ignored once ``finish(discardingQueued:)`` was called, and by an in-memory store.
     func stage(_ file: ENCachedKeyFile) {
+        guard active else { return }
         state.withLockNotifyingAll { state in
             if !state.closed { state.queue.append(file) }
         }
