@@ -189,7 +189,8 @@ struct ExposureDetector: Sendable {
         }
     }
 
-    /// Starts reading and verifying every file on a thread of its own and returns at once: as many threads as
+    /// Starts reading and verifying every file on a thread of its own and returns at once (a single file is verified
+    /// before it returns, matching having to wait for it anyway): as many threads as
     /// matching uses take the files in the order matching reads them (the last given first) and record each
     /// outcome in `run`, which ``VerificationRun/finish()`` ends. A verified file's bytes stay in memory for
     /// matching, within ``ENLimits/detectionMemoryBudget`` (``VerificationRun/reserve(_:at:)``), and each one not in
@@ -200,20 +201,28 @@ struct ExposureDetector: Sendable {
         let verifier = ENExportVerifier(trustedKeys: environment.trustedKeys, rule: environment.signatureRule)
         let threads = max(1, min(files.count, Self.matchingThreadCount(environment.limits)))
         let detector = self
-        let thread = Thread {
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                while let index = run.nextIndex() {
-                    let outcome = Result { () throws(ENError) -> VerifiedFile in
-                        try detector.verify(files[index], index: index, verifier: verifier, run: run)
-                    }
-                    if case .success(let file) = outcome, case .memory(let exportBinary) = file.storage,
-                        !cached.contains(file.hash)
-                    {
-                        stager.stage(ENCachedKeyFile(hash: file.hash, exportBinary: exportBinary))
-                    }
-                    run.record(outcome, at: index)
+        let verifyAll = { @Sendable in
+            while let index = run.nextIndex() {
+                let outcome = Result { () throws(ENError) -> VerifiedFile in
+                    try detector.verify(files[index], index: index, verifier: verifier, run: run)
                 }
+                if case .success(let file) = outcome, case .memory(let exportBinary) = file.storage,
+                    !cached.contains(file.hash)
+                {
+                    stager.stage(ENCachedKeyFile(hash: file.hash, exportBinary: exportBinary))
+                }
+                run.record(outcome, at: index)
             }
+        }
+        // One file (a daily detection's usual case): matching must wait for it before reading any key, so it is
+        // verified here, without starting a thread.
+        guard files.count > 1 else {
+            verifyAll()
+            run.finish()
+            return
+        }
+        let thread = Thread {
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in verifyAll() }
             run.finish()
         }
         thread.stackSize = 8 << 20
