@@ -388,3 +388,19 @@ for target in package.targets where target.type != .system {
     swiftSettings.append(.treatAllWarnings(as: .error))
     target.swiftSettings = swiftSettings
 }
+
+// EN_PACKAGE_SCOPE, for .ci/run's sanitizer jobs: `libraries` is every library module, the simulator and the sample,
+// with their tests, without the command-line tools (entool, enserver, enverify), their HTTP layer (ENHTTPServer) and
+// the benchmarks, and so without Hummingbird, swift-nio, AsyncHTTPClient and swift-argument-parser;
+// `libraries,entool` adds entool and its tests. Unset, the package is whole. The code the compiler cannot check for
+// races or memory safety (the locks, the `@unchecked Sendable` types, unsafe pointers, the C kernel, SQLite) is in
+// these scopes; the servers' code is Swift 6 code over the libraries, tested in the plain job.
+if let scope = Context.environment["EN_PACKAGE_SCOPE"] {
+    var left: Set<String> = [
+        "ENHTTPServer", "EnserverKit", "enserver", "EnverifyKit", "enverify", "Benchmarks", "EnserverTests",
+        "EnverifyTests",
+    ]
+    if !scope.split(separator: ",").contains("entool") { left.formUnion(["EntoolKit", "entool", "EntoolTests"]) }
+    package.targets.removeAll { left.contains($0.name) }
+    package.products.removeAll { left.contains($0.name) }
+}

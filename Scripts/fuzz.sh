@@ -1,9 +1,12 @@
 #!/bin/sh
 # Fuzzes one target of enfuzz with libFuzzer and AddressSanitizer.
 #
-#   Scripts/fuzz.sh TARGET [SECONDS] [-- LIBFUZZER_OPTIONS...]
+#   Scripts/fuzz.sh [--no-build] TARGET [SECONDS] [-- LIBFUZZER_OPTIONS...]
 #   Scripts/fuzz.sh --list
+#   Scripts/fuzz.sh --build
 #
+# `--build` only builds the fuzzer; `--no-build` runs the one built before (.ci/run builds once, then runs two
+# targets at a time).
 # TARGET is one of `Scripts/fuzz.sh --list`. The corpus grows in .build-fuzz/corpus/TARGET, seeded from the test
 # fixtures (and from Fuzz/Corpus/TARGET when present); a crash, a timeout over 1 s, an out-of-memory over 512 MB or
 # a broken rule stops the run, saves the input under .build-fuzz/artifacts/TARGET/ and exits non-zero. Keep a
@@ -16,16 +19,26 @@ targets="export-archive export-binary key-scanner export-signature exposure-conf
 publish-request verification-certificate revision-token verify-request certificate-request issue-request
 batch-issue-request code-status-request"
 if [ "${1:-}" = "--list" ]; then echo $targets | tr ' ' '\n'; exit 0; fi
+scratch=.build-fuzz
+binary="$scratch/release/enfuzz"
+build() {
+    swift build -c release --product enfuzz --scratch-path "$scratch" \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld >&2
+}
+if [ "${1:-}" = "--build" ]; then build; exit 0; fi
+skip_build=no
+if [ "${1:-}" = "--no-build" ]; then skip_build=yes; shift; fi
 target=${1:?usage: Scripts/fuzz.sh TARGET [SECONDS] [-- LIBFUZZER_OPTIONS...]}
 case " $(echo $targets) " in *" $target "*) ;; *) echo "unknown target $target; one of:" $targets >&2; exit 2 ;; esac
 seconds=${2:-60}
 shift; [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
 
-scratch=.build-fuzz
-swift build -c release --product enfuzz --scratch-path "$scratch" \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld >&2
-binary="$scratch/release/enfuzz"
+if [ "$skip_build" = yes ]; then
+    [ -x "$binary" ] || { echo "no $binary: run Scripts/fuzz.sh --build first" >&2; exit 2; }
+else
+    build
+fi
 
 corpus="$scratch/corpus/$target"
 artifacts="$scratch/artifacts/$target"

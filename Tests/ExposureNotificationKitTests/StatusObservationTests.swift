@@ -15,7 +15,9 @@ struct StatusObservationTests {
         return (observation, stream)
     }
 
-    @Test("the status observer fires when the status changes, with the new and old values", .timeLimit(.minutes(1)))
+    // The limits turn an observation that never comes into a failure; they are generous because under a sanitizer,
+    // with the whole suite sharing two cores, a test can wait over a minute for a thread.
+    @Test("the status observer fires when the status changes, with the new and old values", .timeLimit(.minutes(10)))
     func statusChanges() async throws {
         let fixture = Fixture()
         let manager = fixture.manager()
@@ -46,7 +48,7 @@ struct StatusObservationTests {
         observation.invalidate()
     }
 
-    @Test("the enabled flag and the test double are observable too", .timeLimit(.minutes(1)))
+    @Test("the enabled flag and the test double are observable too", .timeLimit(.minutes(10)))
     func enabledAndDouble() async throws {
         let double = ScriptedExposureManager()
         let (observation, stream) = changes(of: double, \.exposureNotificationEnabled, options: .new)
