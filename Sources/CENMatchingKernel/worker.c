@@ -255,6 +255,27 @@ static inline __attribute__((always_inline)) int derivation_window(const cen_ind
     return 1;
 }
 
+/// The next group of every level: up to 4 keys from keys[next] on that can match at all (a period the kernel
+/// derives, and an observation within reach), with the part of each one's validity to derive. Sets *chosen_count
+/// to how many it chose (0 when none of the rest can match) and returns the index past the last key it looked at.
+/// The HKDF runs on 4 keys at a time on every level (interleaved compressions). (`next` is passed and returned by
+/// value: through a pointer, clang allocated the callers' registers differently.)
+static inline __attribute__((always_inline)) size_t next_group(const cen_index *index, const cen_key *keys, size_t count,
+                                                            size_t next, size_t chosen[4], uint32_t skip[4],
+                                                            uint32_t derive[4], int *chosen_count) {
+    int n = 0;
+    while (n < 4 && next < count) {
+        const cen_key *key = &keys[next];
+        if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS &&
+            derivation_window(index, key, &skip[n], &derive[n])) {
+            chosen[n++] = next;
+        }
+        next++;
+    }
+    *chosen_count = n;
+    return next;
+}
+
 #if CEN_X86
 #define CEN_FUSED_TARGET __attribute__((target("sha,sse4.1,ssse3,avx2,bmi,bmi2,popcnt,lzcnt")))
 
@@ -338,15 +359,8 @@ CEN_FUSED_TARGET static int match_vaes512(cen_worker *w, const cen_index *index,
     while (next < count && status == 0) {
         size_t chosen[4];
         uint32_t skip[4], derive[4];
-        int n = 0;
-        while (n < 4 && next < count) {
-            const cen_key *key = &keys[next];
-            if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS &&
-                derivation_window(index, key, &skip[n], &derive[n])) {
-                chosen[n++] = next;
-            }
-            next++;
-        }
+        int n;
+        next = next_group(index, keys, count, next, chosen, skip, derive, &n);
         if (n == 0) break;
         const uint8_t *data[4];
         for (int l = 0; l < 4; l++) data[l] = keys[chosen[l < n ? l : 0]].key_data;
@@ -547,15 +561,8 @@ CEN_AESNI_FUSED_TARGET static int match_aesni_fused(cen_worker *w, const cen_ind
     while (next < count && status == 0) {
         size_t chosen[4];
         uint32_t skip[4], derive[4];
-        int n = 0;
-        while (n < 4 && next < count) {
-            const cen_key *key = &keys[next];
-            if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS &&
-                derivation_window(index, key, &skip[n], &derive[n])) {
-                chosen[n++] = next;
-            }
-            next++;
-        }
+        int n;
+        next = next_group(index, keys, count, next, chosen, skip, derive, &n);
         if (n == 0) break;
         const uint8_t *data[4];
         for (int l = 0; l < 4; l++) data[l] = keys[chosen[l < n ? l : 0]].key_data;
@@ -638,24 +645,15 @@ CEN_AESNI_FUSED_TARGET static int match_aesni_fused(cen_worker *w, const cen_ind
 
 static inline __attribute__((always_inline)) int match_keys(cen_worker *w, const cen_index *index, const cen_key *keys,
                                                             size_t count, uint32_t first_key_index) {
-    const int group = 4;  // HKDF for 4 keys at a time on every level (interleaved compressions)
     size_t next = 0;
     uint8_t rpik[4][16] __attribute__((aligned(16)));
     uint8_t *const out[4] = {rpik[0], rpik[1], rpik[2], rpik[3]};
     int status = 0;
     while (next < count && status == 0) {
-        // Gather up to `group` keys that can match at all, with the part of their validity to derive.
         size_t chosen[4];
         uint32_t skip[4], derive[4];
-        int n = 0;
-        while (n < group && next < count) {
-            const cen_key *key = &keys[next];
-            if (key->rolling_period >= 1 && key->rolling_period <= CEN_MAX_IDENTIFIERS &&
-                derivation_window(index, key, &skip[n], &derive[n])) {
-                chosen[n++] = next;
-            }
-            next++;
-        }
+        int n;
+        next = next_group(index, keys, count, next, chosen, skip, derive, &n);
         if (n == 0) break;
         const uint8_t *data[4];
         for (int l = 0; l < n; l++) data[l] = keys[chosen[l]].key_data;
