@@ -403,4 +403,10 @@ if let scope = Context.environment["EN_PACKAGE_SCOPE"] {
     if !scope.split(separator: ",").contains("entool") { left.formUnion(["EntoolKit", "entool", "EntoolTests"]) }
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }
+    // The packages only the servers use (SwiftPM warns about a dependency no target uses).
+    let serversOnly = ["swift-metrics", "swift-nio", "swift-nio-extras", "swift-prometheus", "swift-service-lifecycle"]
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return serversOnly.contains { location.hasSuffix("/\($0)") }
+    }
 }
