@@ -390,11 +390,9 @@ for target in package.targets where target.type != .system {
 }
 
 // EN_PACKAGE_SCOPE, for .ci/run's sanitizer jobs: `libraries` is every library module, the simulator and the sample,
-// with their tests, without the command-line tools (entool, enserver, enverify), their HTTP layer (ENHTTPServer) and
-// the benchmarks, and so without Hummingbird, swift-nio, AsyncHTTPClient and swift-argument-parser;
-// `libraries,entool` adds entool and its tests. Unset, the package is whole. The code the compiler cannot check for
-// races or memory safety (the locks, the `@unchecked Sendable` types, unsafe pointers, the C kernel, SQLite) is in
-// these scopes; the servers' code is Swift 6 code over the libraries, tested in the plain job.
+// with their tests, without the command-line tools (entool, enserver, enverify), the servers' HTTP layer
+// (ENHTTPServer) and the benchmarks, and so without Hummingbird and swift-nio; `libraries,entool` adds entool and its
+// tests. Unset, the package is whole. Documentation/Reliability.md says why these scopes are enough.
 if let scope = Context.environment["EN_PACKAGE_SCOPE"] {
     var left: Set<String> = [
         "ENHTTPServer", "EnserverKit", "enserver", "EnverifyKit", "enverify", "Benchmarks", "EnserverTests",
