@@ -1,6 +1,7 @@
 internal import CLibCrypto
 public import ENCore
 public import Foundation
+internal import Synchronization
 
 /// An ECDSA P-256 public key: what an app trusts to verify diagnosis-key export files.
 ///
@@ -8,6 +9,9 @@ public import Foundation
 /// strings) or as PEM; iOS stores the last 65 bytes (the uncompressed point). All three forms are accepted.
 public struct P256VerifyingKey: Sendable {
     let box: PKeyBox
+    /// The digests and signatures this key (and its copies) verified most recently; see
+    /// `isValidSignature(_:forDigest:)`.
+    private let verified = VerifiedDigests()
 
     /// The DER prefix of a P-256 `SubjectPublicKeyInfo` that precedes the 65-byte uncompressed point.
     private static let spkiPrefix = Data(hexString: "3059301306072a8648ce3d020106082a8648ce3d030107034200")!
@@ -105,8 +109,21 @@ public struct P256VerifyingKey: Sendable {
     }
 
     /// Whether `signature` is valid for a precomputed 32-byte SHA-256 `digest` (for data hashed in a stream).
+    ///
+    /// The key remembers the last few digests and signatures it found valid, and answers those again without
+    /// the elliptic-curve arithmetic: many phones in one process (a simulated town) verify the same published
+    /// file with one trusted key. ECDSA verification is a function of the key, the digest and the signature
+    /// alone, so a remembered answer is the answer; only valid pairs are remembered, and at most
+    /// 32 of them (about 4 KB).
     public func isValidSignature(_ signature: P256Signature, forDigest digest: Data) -> Bool {
         guard digest.count == SHA256.byteCount else { return false }
+        if verified.contains(digest: digest, signature: signature.derRepresentation) { return true }
+        guard verifyWithoutMemo(signature, forDigest: digest) else { return false }
+        verified.insert(digest: digest, signature: signature.derRepresentation)
+        return true
+    }
+
+    private func verifyWithoutMemo(_ signature: P256Signature, forDigest digest: Data) -> Bool {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, box.pkey, nil) else { return false }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_verify_init(ctx) == 1 else {
@@ -128,5 +145,36 @@ public struct P256VerifyingKey: Sendable {
     public func isValidSignature(_ signature: Data, forDigest digest: Data) -> Bool {
         guard let parsed = try? P256Signature(derRepresentation: signature) else { return false }
         return isValidSignature(parsed, forDigest: digest)
+    }
+}
+
+/// The last digest and signature pairs a verifying key found valid (at most ``capacity``, the oldest replaced
+/// first), shared by the key's copies.
+private final class VerifiedDigests: Sendable {
+    static let capacity = 32
+
+    private struct State {
+        var pairs: [Data] = []
+        var next = 0
+    }
+
+    private let state = Mutex(State())
+
+    func contains(digest: Data, signature: Data) -> Bool {
+        let pair = digest + signature
+        return state.withLock { $0.pairs.contains(pair) }
+    }
+
+    func insert(digest: Data, signature: Data) {
+        let pair = digest + signature
+        state.withLock { state in
+            guard !state.pairs.contains(pair) else { return }
+            if state.pairs.count < Self.capacity {
+                state.pairs.append(pair)
+            } else {
+                state.pairs[state.next] = pair
+                state.next = (state.next + 1) % Self.capacity
+            }
+        }
     }
 }

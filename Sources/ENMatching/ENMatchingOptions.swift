@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Synchronization
 
 /// How a matching run is executed: threads, kernel, batch size, progress and cancellation.
 public struct ENMatchingOptions: Sendable {
@@ -44,5 +45,20 @@ public struct ENMatchingOptions: Sendable {
         self.isCancelled = isCancelled
     }
 
-    static var processorCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    /// The number of active processors (at least 1), read again at most once a second.
+    ///
+    /// Foundation's `activeProcessorCount` reads the process's cgroup quota and CPU set from `/proc` and `/sys`
+    /// at every call, several files each time: a detection asked it twice, which cost more than matching a
+    /// small file. A container's quota can change while the process runs, so the value is not kept forever.
+    package static var processorCount: Int {
+        let now = ContinuousClock.now
+        if let count = cachedProcessorCount.withLock({ cached in cached.flatMap { now < $0.until ? $0.count : nil } }) {
+            return count
+        }
+        let count = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        cachedProcessorCount.withLock { $0 = (count, now + .seconds(1)) }
+        return count
+    }
+
+    private static let cachedProcessorCount = Mutex<(count: Int, until: ContinuousClock.Instant)?>(nil)
 }

@@ -28,6 +28,35 @@ struct SignatureTests {
         #expect(!publicKey.isValidSignature(signature, forDigest: SHA256.hash(tampered)))
     }
 
+    @Test("A remembered valid signature does not make other digests, signatures or keys valid")
+    func rememberedVerifications() throws {
+        let key = try P256SigningKey()
+        let publicKey = try key.publicKey
+        let other = try P256SigningKey().publicKey
+        let messages = (0..<40).map { Data("message \($0)".utf8) }
+        let signatures = try messages.map { try key.signature(for: $0) }
+        // More valid pairs than the key remembers, each asked twice, then the first again (forgotten by then).
+        for (message, signature) in zip(messages, signatures) {
+            #expect(publicKey.isValidSignature(signature, forDigest: SHA256.hash(message)))
+            #expect(publicKey.isValidSignature(signature, forDigest: SHA256.hash(message)))
+        }
+        #expect(publicKey.isValidSignature(signatures[0], forDigest: SHA256.hash(messages[0])))
+        // A copy shares what the key remembers; the remembered pairs do not vouch for anything else.
+        let copy = publicKey
+        for index in messages.indices.suffix(8) {
+            let digest = SHA256.hash(messages[index])
+            #expect(copy.isValidSignature(signatures[index], forDigest: digest))
+            #expect(!copy.isValidSignature(signatures[(index + 1) % messages.count], forDigest: digest))
+            #expect(!other.isValidSignature(signatures[index], forDigest: digest))
+            var tampered = digest
+            tampered[0] ^= 1
+            #expect(!copy.isValidSignature(signatures[index], forDigest: tampered))
+            var badSignature = signatures[index].derRepresentation
+            badSignature[badSignature.count - 1] ^= 1
+            #expect(!copy.isValidSignature(badSignature, forDigest: digest))
+        }
+    }
+
     @Test("PEM and DER round trips for both halves")
     func encodings() throws {
         let key = try P256SigningKey()

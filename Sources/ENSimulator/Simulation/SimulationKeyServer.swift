@@ -31,6 +31,11 @@ struct InProcessKeyServer: SimulationKeyServer {
     let runner: SimulationRunner
     /// Who certifies the keys; the publish API trusts its certificate key.
     let authority: SimulationHealthAuthority
+    /// The server's files as last listed, and the server's moment then: what a CDN in front of the server's
+    /// downloads would serve. Every phone asks for the files right after a publication, at the same virtual
+    /// moment, and the list changes only with a publication or with the moment (retention): the phones share
+    /// one listing instead of each reading every new file's row from the server's database.
+    private let listing = Locked<(at: Date, files: [ENKeyServerFile])?>(nil)
 
     /// The publish API over the server's storage, rules and clock, with the health authority's app. The app keeps
     /// no revision token, so it may send stored keys again (Google's `BypassRevisionToken`): they count as
@@ -69,13 +74,21 @@ struct InProcessKeyServer: SimulationKeyServer {
     }
 
     func publish() async throws(ENError) -> [String] {
-        try await server.publish().map(\.name)
+        defer { listing.withLock { $0 = nil } }
+        return try await server.publish().map(\.name)
     }
 
     func files(
         after cursor: SimulationFileCursor, for device: String
     ) async throws(ENError) -> (urls: [URL], cursor: SimulationFileCursor) {
-        let files = try await server.files(startingAt: cursor.nextIndex)
+        let now = server.clock()
+        var listed = listing.withLock { $0.flatMap { $0.at == now ? $0.files : nil } }
+        if listed == nil {
+            let files = try await server.files(startingAt: 0)
+            listing.withLock { $0 = (now, files) }
+            listed = files
+        }
+        let files = (listed ?? []).filter { $0.index >= cursor.nextIndex }
         var urls: [URL] = []
         for file in files { urls.append(try runner.download(file)) }
         var next = cursor

@@ -61,7 +61,7 @@ struct ExposureDetector: Sendable {
 
     /// The threads one detection matches on: every active core, at most ``ENLimits/maximumDetectionThreads``.
     static func matchingThreadCount(_ limits: ENLimits) -> Int {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = ENMatchingOptions.processorCount
         return max(1, min(cores, limits.maximumDetectionThreads ?? cores))
     }
 
