@@ -145,8 +145,8 @@ let package = Package(
         .target(
             name: "ENSimulator",
             dependencies: [
-                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENRiskV1", "ENRiskV2",
-                "ENStore", "ENVerificationServer", "ExposureNotificationKit", "ExposureNotificationKitTesting",
+                "ENCore", "ENCrypto", "ENExportFormat", "ENKeyServer", "ENKeyServerSQLite", "ENMatching", "ENRiskV1",
+                "ENRiskV2", "ENStore", "ENVerificationServer", "ExposureNotificationKit", "ExposureNotificationKitTesting",
             ]
         ),
 

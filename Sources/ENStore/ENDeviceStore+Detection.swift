@@ -87,7 +87,7 @@ extension ENStoreQuery where Store == ENDeviceStore {
     /// The hashes of the cached key files, in caching order (oldest first): read each file with
     /// ``cachedKeyFile(_:)``, one at a time.
     public static var cachedKeyFileHashes: ENStoreQuery<ENDeviceStore, [Data]> {
-        .init { _, db in try Data.fetchAll(db, sql: "SELECT hash FROM cached_key_files ORDER BY id") }
+        .init { _, db in try Data.fetchAll(db.cachedStatement(sql: "SELECT hash FROM cached_key_files ORDER BY id")) }
     }
 
     /// The `export.bin` of the cached key file whose hash is `hash`, or `nil` when it is not cached.
@@ -113,7 +113,7 @@ extension ENStoreQuery where Store == ENDeviceStore {
     public static func rateLimitLedger(since date: Date) -> ENStoreQuery<ENDeviceStore, [Date]> {
         .init { _, db in
             try Double.fetchAll(
-                db, sql: "SELECT date FROM detection_ledger WHERE date >= ? ORDER BY date, id",
+                db.cachedStatement(sql: "SELECT date FROM detection_ledger WHERE date >= ? ORDER BY date, id"),
                 arguments: [SQLiteCodec.column(date)]
             ).map(SQLiteCodec.date)
         }
@@ -219,7 +219,8 @@ enum DetectionTables {
         if let limit = record.rateLimit {
             let since = SQLiteCodec.column(record.date.addingTimeInterval(-limit.window))
             let count =
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM detection_ledger WHERE date > ?", arguments: [since])
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM detection_ledger WHERE date > ?"), arguments: [since])
                 ?? 0
             guard count < limit.limit else {
                 throw ENError(
@@ -227,9 +228,8 @@ enum DetectionTables {
                     "\(count) detections in the last \(Int(limit.window)) s reach the limit of \(limit.limit)")
             }
         }
-        try db.execute(
-            sql: "INSERT INTO detections (computed_at, kind, result) VALUES (?, ?, ?)",
-            arguments: [date, record.kind, result])
+        try db.cachedStatement(sql: "INSERT INTO detections (computed_at, kind, result) VALUES (?, ?, ?)")
+            .execute(arguments: [date, record.kind, result])
         let id = db.lastInsertedRowID
         let fileStatement = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO processed_key_files (hash, processed_at, detection_id) VALUES (?, ?, ?)")
@@ -238,7 +238,7 @@ enum DetectionTables {
         }
         try insertCachedKeyFiles(db, record.cachedKeyFiles, date, cipher, contents)
         if record.countsTowardRateLimit {
-            try db.execute(sql: "INSERT INTO detection_ledger (date) VALUES (?)", arguments: [date])
+            try db.cachedStatement(sql: "INSERT INTO detection_ledger (date) VALUES (?)").execute(arguments: [date])
         }
         return id
     }

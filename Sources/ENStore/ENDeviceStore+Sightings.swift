@@ -52,7 +52,7 @@ extension ENStoreQuery where Store == ENDeviceStore {
         let first = Int64(ENIntervalNumber(date: start))
         let last = end.map { Int64(ENIntervalNumber(date: $0)) } ?? Int64(UInt32.max)
         let cursor = try Row.fetchCursor(
-            db, sql: "SELECT interval, payload FROM sightings WHERE interval BETWEEN ? AND ? ORDER BY id",
+            db.cachedStatement(sql: "SELECT interval, payload FROM sightings WHERE interval BETWEEN ? AND ? ORDER BY id"),
             arguments: [first, last])
         var result: [ENSighting] = []
         while let row = try cursor.next() {

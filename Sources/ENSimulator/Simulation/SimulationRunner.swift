@@ -3,6 +3,7 @@ internal import ENCrypto
 internal import ENExportFormat
 internal import ENKeyServer
 internal import ENKeyServerSQLite
+internal import ENMatching
 internal import ENRiskV2
 internal import ENStore
 internal import ExposureNotificationKit
@@ -56,6 +57,8 @@ final class SimulationRunner: Sendable {
     let concurrentDetections: Int
     /// One copy of each cached key file for every in-memory store (the devices all cache the same files).
     let sharedKeyFiles = ENSharedKeyFiles()
+    /// The identifiers of each key file's keys, derived once for every device (they all match the same files).
+    let sharedIdentifiers = ENSharedIdentifiers()
 
     static let region = "310"
 
@@ -299,6 +302,7 @@ final class SimulationRunner: Sendable {
                 limits: ENLimits(periodicRunInterval: 86_400, maximumDetectionThreads: 1))
             environment.inMemorySnapshot = snapshots.map { Self.snapshotURL($0, script.name) }
             environment.sharedKeyFiles = sharedKeyFiles
+            environment.sharedIdentifiers = sharedIdentifiers
             let manager = ENManager(environment: environment)
             manager.dispatchQueue = DispatchQueue(label: "ENSimulation.\(script.name)")
             let app = SimulatedApp(name: script.name)

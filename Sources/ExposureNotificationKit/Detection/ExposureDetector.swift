@@ -53,6 +53,8 @@ struct ExposureDetector: Sendable {
     let managerID: UUID
     /// What the manager's last detection matched (see ``DetectionMemo``).
     let memo: DetectionMemo
+    /// The manager's last recorded result (see ``RecentDetection``).
+    let recent: RecentDetection
     /// Whether the detection was cancelled; checked between the steps and inside matching.
     let isCancelled: @Sendable () -> Bool
 
@@ -119,8 +121,10 @@ struct ExposureDetector: Sendable {
             run: run, fileCount: files.count, cached: cachedHashes.filter { known[$0] == nil }.reversed())
         let chunks = KeyChunks(
             source: streamed.next, store: store, oldest: oldest, scanned: run.release, measuresReach: true)
+        let shared = environment.sharedIdentifiers
         let streamedMatching = Result { () throws(ENError) -> [ENMatchOccurrence] in
-            try matcher.occurrences(encodedChunks: chunks, options: options)
+            if let shared { return try chunks.occurrences(of: matcher, sharing: shared) }
+            return try matcher.occurrences(encodedChunks: chunks, options: options)
         }
         run.endMatching()
         run.waitUntilFinished()
@@ -137,7 +141,8 @@ struct ExposureDetector: Sendable {
             try incremental.add(occurrences, locatedBy: chunks)
             incremental.addReach(chunks.reach)
             try incremental.addKnownFiles(
-                order.filter { known[$0] != nil && !newHashes.contains($0) }, store: store, options: options)
+                order.filter { known[$0] != nil && !newHashes.contains($0) }, store: store, options: options,
+                sharing: shared)
             try checkCancellation()
             matches = try incremental.matches()
             memo.put(incremental.state)
@@ -163,8 +168,10 @@ struct ExposureDetector: Sendable {
             cachedKeyFiles: verified.map { file in ENCachedKeyFile(hash: file.hash, exportBinary: file.exportBinary) },
             countsTowardRateLimit: true, rateLimit: rateLimit)
         stager.finish(discardingQueued: false)
+        let before = store.writeGeneration
         let id = try store.write(.recordDetection(record))
         recorded = true
+        self.recent.remember(stored, id: id, in: store, before: before, after: store.writeGeneration)
         var summary = stored.summary
         summary.origin = .init(manager: managerID, detectionID: id, apiVersion: apiVersion)
         return summary
@@ -541,12 +548,7 @@ final class KeyChunks: Sequence, Sendable {
                         of: binary, ofSize: ExposureDetector.chunkSize, retainingKeysAfter: self.oldest)
                     next = 0
                     if self.measuresReach {
-                        let reach = chunks.compactMap(\.reach).reduce(nil as ClosedRange<UInt32>?) { union, next in
-                            union.map {
-                                Swift.min($0.lowerBound, next.lowerBound)...Swift.max($0.upperBound, next.upperBound)
-                            }
-                                ?? next
-                        }
+                        let reach = Self.reach(of: chunks)
                         self.reaches.withLock { $0[source.hash] = .some(reach) }
                     }
                 }
@@ -554,6 +556,45 @@ final class KeyChunks: Sequence, Sendable {
                 self.failure.withLock { $0 = $0 ?? error }
                 return nil
             }
+        }
+    }
+
+    /// The occurrences of the sources' keys among `matcher`'s sightings, as `matcher.occurrences(encodedChunks:)`
+    /// finds them in these chunks, from the identifiers `shared` keeps of each source (derived from its bytes the
+    /// first time, for every matcher of the process): each source in turn, with its start, its reach and the end of
+    /// its scan recorded as reading its chunks records them. A source whose identifiers are kept is not read.
+    ///
+    /// - Throws: the first error reading a source; ``checkRead()`` then throws it too.
+    func occurrences(of matcher: ENMatcher, sharing shared: ENSharedIdentifiers) throws(ENError) -> [ENMatchOccurrence]
+    {
+        var found: [ENMatchOccurrence] = []
+        var ordinal = 0
+        var sourceIndex = 0
+        do throws(ENError) {
+            while let source = source(sourceIndex) {
+                sourceIndex += 1
+                let identifiers = try shared.identifiers(of: source.hash) { () throws(ENError) in
+                    let chunks = try ENExportKeyScanner.encodedChunks(
+                        of: try self.exportBinary(of: source), ofSize: ExposureDetector.chunkSize)
+                    return (chunks, Self.reach(of: chunks))
+                }
+                starts.withLock { $0.append((ordinal, source.hash)) }
+                if measuresReach { reaches.withLock { $0[source.hash] = .some(identifiers.reach) } }
+                found += identifiers.occurrences(for: matcher, oldest: oldest, ordinalBase: ordinal)
+                ordinal += identifiers.keyCount
+                if case .new(let file) = source { scanned?(file.index) }
+            }
+        } catch {
+            failure.withLock { $0 = $0 ?? error }
+            throw error
+        }
+        return found
+    }
+
+    /// The union of the chunks' reaches.
+    private static func reach(of chunks: [ENEncodedExportKeys]) -> ClosedRange<UInt32>? {
+        chunks.compactMap(\.reach).reduce(nil as ClosedRange<UInt32>?) { union, next in
+            union.map { Swift.min($0.lowerBound, next.lowerBound)...Swift.max($0.upperBound, next.upperBound) } ?? next
         }
     }
 

@@ -63,7 +63,9 @@ final class IncrementalMatching {
     /// against those alone.
     ///
     /// - Throws: as `ENMatcher` and reading a cached file throw.
-    func addKnownFiles(_ hashes: [Data], store: ENDeviceStore, options: ENMatchingOptions) throws(ENError) {
+    func addKnownFiles(
+        _ hashes: [Data], store: ENDeviceStore, options: ENMatchingOptions, sharing shared: ENSharedIdentifiers? = nil
+    ) throws(ENError) {
         guard !hashes.isEmpty else { return }
         for hash in hashes {
             for occurrence in previous.files[hash] ?? []
@@ -84,7 +86,12 @@ final class IncrementalMatching {
         guard !reachable.isEmpty else { return }
         let newcomers = try ENMatcher(sightings: fresh)
         let chunks = KeyChunks(sources: reachable.map { .cached($0) }, store: store, oldest: oldest)
-        let found = try newcomers.occurrences(encodedChunks: chunks, options: options)
+        let found =
+            if let shared {
+                try chunks.occurrences(of: newcomers, sharing: shared)
+            } else {
+                try newcomers.occurrences(encodedChunks: chunks, options: options)
+            }
         try chunks.checkRead()
         for occurrence in found {
             let (hash, position) = chunks.locate(occurrence.ordinal)

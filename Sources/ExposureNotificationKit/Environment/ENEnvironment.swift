@@ -1,5 +1,6 @@
 internal import ENCore
 public import ENExportFormat
+package import ENMatching
 package import ENStore
 public import Foundation
 
@@ -72,6 +73,11 @@ public struct ENEnvironment: Sendable {
     /// shared with every other manager given the same value, instead of its own; `nil` (the default) keeps its own.
     /// For simulations of many phones, which all cache the same files. Not with ``storeKeyProvider``.
     package var sharedKeyFiles: ENSharedKeyFiles?
+    /// Where detection finds the identifiers of each key file's keys, derived once for every manager given the same
+    /// value (``ENSharedIdentifiers``), instead of deriving them for its own sightings at every detection; `nil`
+    /// (the default) derives its own. The matches are the same. For simulations of many phones, which all match
+    /// the same files; a cached file whose identifiers are kept is not read from the store.
+    package var sharedIdentifiers: ENSharedIdentifiers?
 
     /// Creates an environment; every part has a default that runs without a device (a user who declines every
     /// prompt, a silent radio, the system clock, state in memory, no trusted keys, API version 2, the Exposure

@@ -443,7 +443,7 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
         let flag = CancellationFlag()
         let detector = ExposureDetector(
             environment: environment, store: try storage.store(), managerID: instanceID, memo: storage.detectionMemo,
-            isCancelled: { flag.isCancelled })
+            recent: storage.recentDetection, isCancelled: { flag.isCancelled })
         let result: Result<ENExposureDetectionSummary, ENError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 DispatchQueue.global(qos: .utility).async {
@@ -471,8 +471,10 @@ open class ENManager: ExposureManaging, @unchecked Sendable {
         guard origin.apiVersion == version else {
             throw ENError(.apiMisuse, "the summary is from a detection with ENAPIVersion \(origin.apiVersion.rawValue)")
         }
+        let store = try storage.store()
+        if let recent = storage.recentDetection.result(id: origin.detectionID, in: store) { return recent }
         guard
-            let detection = try storage.store().read(
+            let detection = try store.read(
                 .detection(id: origin.detectionID, as: StoredDetection.self, kind: StoredDetection.kind))
         else {
             throw ENError(.badParameter, "the summary's detection is no longer stored (older than 14 days)")

@@ -13,6 +13,8 @@ final class FrameworkStorage: Sendable {
     private let opened = Locked<ENDeviceStore?>(nil)
     /// What the last detection matched, for the next one (in memory only).
     let detectionMemo = DetectionMemo()
+    /// The last recorded detection's result, while the store has not changed (in memory only).
+    let recentDetection = RecentDetection()
     init(environment: ENEnvironment) {
         self.environment = environment
     }
