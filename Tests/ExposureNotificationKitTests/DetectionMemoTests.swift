@@ -46,6 +46,29 @@ struct DetectionMemoTests {
         #expect(try await scenario.manager.getExposureWindows(summary: expired).isEmpty)
     }
 
+    @Test("the last result, read back from memory, is the stored one; once the store drops it, it is gone")
+    func recentResultIsTheStoredOne() async throws {
+        let scenario = try await DetectionScenario()
+        defer { scenario.directory.cleanUp() }
+        try scenario.encounter(minutes: 8)
+        let file = try scenario.writeZip(try await scenario.releasedKeys(), name: "first.zip")
+        scenario.detectAt()
+        let summary = try await scenario.detect([file])
+        let fromMemory = try await scenario.manager.getExposureWindows(summary: summary)
+        try #require(fromMemory.count == 1)
+        // A write that may change state moves the store's generation: the result is read from the store.
+        try await scenario.manager.setExposureNotificationEnabled(true)
+        #expect(try await scenario.manager.getExposureWindows(summary: summary) == fromMemory)
+        // 15 days on, the sweep before a release drops the result: its summary reads nothing, although no other
+        // detection came since.
+        scenario.detectAt(DetectionScenario.encounterStart.addingTimeInterval(15 * 86_400))
+        _ = try await scenario.manager.getDiagnosisKeys()
+        let error = await #expect(throws: ENError.self) {
+            try await scenario.manager.getExposureWindows(summary: summary)
+        }
+        #expect(error?.code == .badParameter)
+    }
+
     /// A new manager on `scenario`'s store (after its own detection) detects over the cached files.
     private func newManagerDetects(
         _ scenario: DetectionScenario
