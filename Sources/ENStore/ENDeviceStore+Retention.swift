@@ -42,6 +42,17 @@ extension ENStoreUpdate where Store == ENDeviceStore {
 }
 
 extension ENStoreQuery where Store == ENDeviceStore {
+    /// Whether ``ENStoreUpdate/deleteExpiredRecords(now:)`` at `now` would delete anything; always `true` for a
+    /// store whose cached key files live in a directory (its sweep also removes files a crash left there). The
+    /// manager asks before each sweep, so that a sweep that finds nothing is no write: it moves no write generation
+    /// (`ENDeviceStore.writeGeneration`), which the broadcast's key and the last detection's result are kept by.
+    package static func hasExpiredRecords(now: Date) -> ENStoreQuery<ENDeviceStore, Bool> {
+        .init { store, db in
+            guard store.keyFileContents.directory == nil else { return true }
+            return try ENDeviceStore.anyExpired(db, store.configuration, now: now)
+        }
+    }
+
     /// How many records of each kind the store holds, counted in one snapshot.
     public static var recordCounts: ENStoreQuery<ENDeviceStore, ENStoreRecordCounts> {
         .init { _, db in
@@ -81,19 +92,7 @@ extension ENDeviceStore {
         // Most sweeps find nothing to delete (the manager sweeps before every detection and release, and at every
         // periodic run): one cached query tells, instead of the seven deletions compiled anew. A store whose cached
         // files live in a directory always sweeps, for the files a crash may have left there.
-        if contents.directory == nil {
-            let anyExpired = try db.cachedStatement(
-                sql: """
-                    SELECT EXISTS (SELECT 1 FROM own_keys WHERE rolling_start + rolling_period <= ?1)
-                    OR EXISTS (SELECT 1 FROM sightings WHERE interval < ?1)
-                    OR EXISTS (SELECT 1 FROM cached_key_files WHERE cached_at < ?2)
-                    OR EXISTS (SELECT 1 FROM key_file_contents WHERE hash NOT IN (SELECT hash FROM cached_key_files))
-                    OR EXISTS (SELECT 1 FROM processed_key_files WHERE processed_at < ?2)
-                    OR EXISTS (SELECT 1 FROM detection_ledger WHERE date < ?2)
-                    OR EXISTS (SELECT 1 FROM detections WHERE computed_at < ?2)
-                    """)
-            guard try Bool.fetchOne(anyExpired, arguments: [interval, date]) == true else { return counts }
-        }
+        if contents.directory == nil, try !anyExpired(db, configuration, now: now) { return counts }
         counts.ownKeys = try delete("DELETE FROM own_keys WHERE rolling_start + rolling_period <= ?", [interval])
         counts.sightings = try delete("DELETE FROM sightings WHERE interval < ?", [interval])
         let expired = try Data.fetchAll(
@@ -106,5 +105,23 @@ extension ENDeviceStore {
         counts.ledgerEntries = try delete("DELETE FROM detection_ledger WHERE date < ?", [date])
         counts.detections = try delete("DELETE FROM detections WHERE computed_at < ?", [date])
         return counts
+    }
+
+    /// Whether any record is older than the retention period before `now` (the configured clock's by default), or
+    /// any file contents are left that no cached file refers to: one cached query.
+    static func anyExpired(_ db: Database, _ configuration: ENStoreConfiguration, now: Date?) throws -> Bool {
+        let cutoff = (now ?? configuration.now()).addingTimeInterval(-configuration.retentionPeriod)
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM own_keys WHERE rolling_start + rolling_period <= ?1)
+                OR EXISTS (SELECT 1 FROM sightings WHERE interval < ?1)
+                OR EXISTS (SELECT 1 FROM cached_key_files WHERE cached_at < ?2)
+                OR EXISTS (SELECT 1 FROM key_file_contents WHERE hash NOT IN (SELECT hash FROM cached_key_files))
+                OR EXISTS (SELECT 1 FROM processed_key_files WHERE processed_at < ?2)
+                OR EXISTS (SELECT 1 FROM detection_ledger WHERE date < ?2)
+                OR EXISTS (SELECT 1 FROM detections WHERE computed_at < ?2)
+                """)
+        return try Bool.fetchOne(
+            statement, arguments: [Int64(ENIntervalNumber(date: cutoff)), SQLiteCodec.column(cutoff)]) == true
     }
 }

@@ -12,12 +12,18 @@ extension FrameworkStorage {
     ///
     /// The manager runs it when it is enabled, periodically while it is activated, and before every release of
     /// keys and every detection.
+    ///
+    /// Neither step moves the store's write generation when it changes nothing the broadcast or a reader keeps:
+    /// the sweep is asked for first (most sweeps find nothing), and the day's key is the key the store would make
+    /// anyway (as `ENStoreUpdate.currentKeySpan(at:makeKeyData:)` makes it).
     func maintain(at date: Date) throws(ENError) {
         let store = try store()
-        try store.write(.deleteExpiredRecords(now: date))
+        if try store.read(.hasExpiredRecords(now: date)) {
+            try store.write(.deleteExpiredRecords(now: date))
+        }
         let state = try store.read(.managerState)
         if state.exposureNotificationEnabled, state.authorizationStatus == .authorized {
-            _ = try currentKey(at: date)
+            _ = try store.write(.currentKey(at: date, makeKeyData: Self.makeKeyData).keepingGeneration())
         }
     }
 
