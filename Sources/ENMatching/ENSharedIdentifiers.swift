@@ -23,6 +23,7 @@ package final class ENSharedIdentifiers: Sendable {
     }
 
     private let state = Mutex(State())
+    private let building = Mutex(())
     /// The most bytes the identifiers kept may take.
     package let byteBudget: Int
 
@@ -43,9 +44,17 @@ package final class ENSharedIdentifiers: Sendable {
         chunks: () throws(ENError) -> (chunks: [any ENEncodedKeyChunk], reach: ClosedRange<UInt32>?)
     ) throws(ENError) -> ENFileIdentifiers {
         if let kept = use(hash) { return kept }
-        let (encoded, reach) = try chunks()
-        let made = try ENFileIdentifiers(chunks: encoded, reach: reach)
-        return state.withLock { state in
+        // One file is derived at a time (a few milliseconds), so that matchers asking for the same new file at once
+        // wait for one derivation instead of each making its own.
+        return try building.withLock { (_) throws(ENError) -> ENFileIdentifiers in
+            if let kept = use(hash) { return kept }
+            let (encoded, reach) = try chunks()
+            return keep(try ENFileIdentifiers(chunks: encoded, reach: reach), as: hash)
+        }
+    }
+
+    private func keep(_ made: ENFileIdentifiers, as hash: Data) -> ENFileIdentifiers {
+        state.withLock { state in
             state.clock += 1
             if let kept = state.files[hash] {
                 state.lastUse[hash] = state.clock
@@ -188,7 +197,7 @@ package final class ENFileIdentifiers: Sendable {
             while count > 0 {
                 let half = count / 2
                 let entry = entries[first + half]
-                if (entry.high, entry.low) < (high, low) {
+                if entry.high < high || (entry.high == high && entry.low < low) {
                     first += half + 1
                     count -= half + 1
                 } else {

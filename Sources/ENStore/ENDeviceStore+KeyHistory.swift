@@ -139,11 +139,10 @@ enum OwnKeyTable {
             stored = try cipher.seal(
                 key.keyData, authenticating: SQLiteCodec.context("own_keys", key.rollingStartNumber))
         }
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO own_keys (rolling_start, rolling_period, key, created_at) VALUES (?, ?, ?, ?)",
-            arguments: [
-                Int64(key.rollingStartNumber), Int64(key.rollingPeriod), stored, SQLiteCodec.column(now),
-            ])
+        // Cached: a phone makes a key every day.
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO own_keys (rolling_start, rolling_period, key, created_at) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [Int64(key.rollingStartNumber), Int64(key.rollingPeriod), stored, SQLiteCodec.column(now)])
     }
 
     private static func key(from row: Row, _ cipher: (any ENAuthenticatedCipher)?) throws -> ENTemporaryExposureKey {

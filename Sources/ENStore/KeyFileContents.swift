@@ -65,8 +65,9 @@ struct KeyFileContents: Sendable {
     /// whether it did.
     func writeFromShared(_ db: Database, _ hash: Data) throws -> Bool {
         guard let shared, shared.contains(hash) else { return false }
-        try db.execute(
-            sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, X'')", arguments: [hash])
+        // Cached: every detection of a simulated phone caches the day's file this way.
+        try db.cachedStatement(sql: "INSERT INTO key_file_contents (hash, export_binary) VALUES (?, X'')")
+            .execute(arguments: [hash])
         return true
     }
 
