@@ -177,9 +177,9 @@ final class SimulationRunner: Sendable {
     ///
     /// - Throws: `dataInaccessible` naming the directory when the file cannot be written.
     func download(_ file: ENKeyServerFile) throws(ENError) -> URL {
-        let directory = scratch.appendingPathComponent("files")
         return try downloaded.withLock { (downloaded: inout [String: URL]) throws(ENError) -> URL in
             if let url = downloaded[file.name] { return url }
+            let directory = scratch.appendingPathComponent("files")
             let url = directory.appendingPathComponent(file.name)
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
