@@ -164,7 +164,8 @@ package final class ENFileIdentifiers: Sendable {
         for (index, position) in usable.enumerated() {
             let (start, period) = (starts[position], periods[position])
             try derivation.deriveIdentifiers(
-                rollingProximityIdentifierKey: UnsafeRawBufferPointer(rebasing: rpiks[(16 * index)..<(16 * index + 16)]),
+                rollingProximityIdentifierKey: UnsafeRawBufferPointer(
+                    rebasing: rpiks[(16 * index)..<(16 * index + 16)]),
                 startingAt: start, count: Int(period), into: identifiers)
             for offset in 0..<Int(period) {
                 let identifier = identifiers.baseAddress! + 16 * offset

@@ -56,7 +56,8 @@ extension ENStoreQuery where Store == ENDeviceStore {
         let last = end.map { Int64(ENIntervalNumber(date: $0)) } ?? Int64(UInt32.max)
         let filter = scanning ? "+interval" : "interval"
         let cursor = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT interval, payload FROM sightings WHERE \(filter) BETWEEN ? AND ? ORDER BY id"),
+            db.cachedStatement(
+                sql: "SELECT interval, payload FROM sightings WHERE \(filter) BETWEEN ? AND ? ORDER BY id"),
             arguments: [first, last])
         var result: [ENSighting] = []
         while let row = try cursor.next() {

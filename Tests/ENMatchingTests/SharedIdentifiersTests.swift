@@ -85,7 +85,8 @@ struct SharedIdentifiersTests {
             #expect(occurrences.map(\.ordinal) == occurrences.map(\.ordinal).sorted())
             #expect(
                 Self.found(occurrences)
-                    == Self.found(expected.map { ENMatchOccurrence(ordinal: $0.ordinal + 1000, key: $0.key, hits: $0.hits) }))
+                    == Self.found(
+                        expected.map { ENMatchOccurrence(ordinal: $0.ordinal + 1000, key: $0.key, hits: $0.hits) }))
             // Some of the sightings only: the kernel on a matcher of those alone.
             let some = Array(stride(from: 0, to: sightings.count, by: 3))
             let part = try ENMatcher(sightings: some.map { sightings[$0] })
@@ -97,7 +98,9 @@ struct SharedIdentifiersTests {
                         partExpected.map {
                             ENMatchOccurrence(
                                 ordinal: $0.ordinal, key: $0.key,
-                                hits: $0.hits.map { .init(sightingIndex: some[$0.sightingIndex], derivedInterval: $0.derivedInterval) })
+                                hits: $0.hits.map {
+                                    .init(sightingIndex: some[$0.sightingIndex], derivedInterval: $0.derivedInterval)
+                                })
                         }))
         }
         #expect(built == 1, "the second matcher finds the identifiers kept")
@@ -108,7 +111,10 @@ struct SharedIdentifiersTests {
     @Test func theLeastRecentlyUsedFileGoesFirst() throws {
         let (exportBinary, _) = try Self.fixture()
         let chunks = { () throws(ENError) -> (chunks: [any ENEncodedKeyChunk], reach: ClosedRange<UInt32>?) in
-            (try ENExportKeyScanner.encodedChunks(of: exportBinary, ofSize: 64).map { $0 as any ENEncodedKeyChunk }, nil)
+            (
+                try ENExportKeyScanner.encodedChunks(of: exportBinary, ofSize: 64).map { $0 as any ENEncodedKeyChunk },
+                nil
+            )
         }
         let size = try ENSharedIdentifiers().identifiers(of: Data([0]), chunks: chunks).byteCount
         let shared = ENSharedIdentifiers(byteBudget: 2 * size + size / 2)
@@ -137,7 +143,8 @@ struct SharedIdentifiersTests {
     @Test func aFailingReadIsThrownAndNotKept() throws {
         let shared = ENSharedIdentifiers()
         let error = #expect(throws: ENError.self) {
-            try shared.identifiers(of: Data([9])) { () throws(ENError) -> (chunks: [any ENEncodedKeyChunk], reach: ClosedRange<UInt32>?) in
+            try shared.identifiers(of: Data([9])) {
+                () throws(ENError) -> (chunks: [any ENEncodedKeyChunk], reach: ClosedRange<UInt32>?) in
                 throw ENError(.dataInaccessible, "gone")
             }
         }
