@@ -54,8 +54,21 @@ public struct ENExportArchive: Hashable, Sendable {
     /// - Throws: `ENError.Code.badParameter` when the file cannot be read, otherwise as
     ///   ``init(data:limits:)``; every error's context has the file's path (`file`).
     public init(contentsOf url: URL, limits: ENExportLimits = .default) throws(ENError) {
+        let data = try Self.readFile(at: url, limits: limits)
+        do {
+            try self.init(data: data, limits: limits)
+        } catch {
+            throw error.adding(ENError.Context(file: url.path))
+        }
+    }
+
+    /// The bytes of the file at `url`, read with one open and at most one byte more than
+    /// `limits.maximumFileSize` (no separate size check that the file could outgrow).
+    ///
+    /// - Throws: `ENError.Code.badParameter` when the file cannot be read, `ENError.Code.badFormat` when it is over
+    ///   the limit; the context has the file's path.
+    package static func readFile(at url: URL, limits: ENExportLimits) throws(ENError) -> Data {
         let file = ENError.Context(file: url.path)
-        // One open and a read bounded by the limit: no separate size check that the file could outgrow.
         let data: Data
         do {
             let handle = try FileHandle(forReadingFrom: url)
@@ -67,11 +80,7 @@ public struct ENExportArchive: Hashable, Sendable {
         guard data.count <= limits.maximumFileSize else {
             throw .badFormat("the file is over the limit of \(limits.maximumFileSize) bytes", context: file)
         }
-        do {
-            try self.init(data: data, limits: limits)
-        } catch {
-            throw error.adding(file)
-        }
+        return data
     }
 
     /// Decodes the whole of `export.bin` (``ENKeyExport/init(exportBinary:limits:)``).

@@ -59,6 +59,8 @@ final class SimulationRunner: Sendable {
     let sharedKeyFiles = ENSharedKeyFiles()
     /// The identifiers of each key file's keys, derived once for every device (they all match the same files).
     let sharedIdentifiers = ENSharedIdentifiers()
+    /// Each downloaded key file's archive, read once for every device (they all download the same files).
+    let sharedArchives = ENSharedArchives()
 
     static let region = "310"
 
@@ -303,6 +305,7 @@ final class SimulationRunner: Sendable {
             environment.inMemorySnapshot = snapshots.map { Self.snapshotURL($0, script.name) }
             environment.sharedKeyFiles = sharedKeyFiles
             environment.sharedIdentifiers = sharedIdentifiers
+            environment.sharedArchives = sharedArchives
             let manager = ENManager(environment: environment)
             manager.dispatchQueue = DispatchQueue(label: "ENSimulation.\(script.name)")
             let app = SimulatedApp(name: script.name)

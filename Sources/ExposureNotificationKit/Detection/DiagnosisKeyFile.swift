@@ -70,11 +70,12 @@ struct DiagnosisKeyFile: Sendable {
     ///
     /// - Throws: the reader's `ENError` (`badParameter` when it cannot be read, `badFormat` when it is no
     ///   export file or breaks a limit), with the file's path in its context.
-    func archive(limits: ENExportLimits) throws(ENError) -> ENExportArchive {
+    func archive(limits: ENExportLimits, shared: ENSharedArchives? = nil) throws(ENError) -> ENExportArchive {
         do throws(ENError) {
             switch layout {
             case .zip(let url):
-                return try ENExportArchive(contentsOf: url, limits: limits)
+                guard let shared else { return try ENExportArchive(contentsOf: url, limits: limits) }
+                return try shared.archive(of: try ENExportArchive.readFile(at: url, limits: limits), limits: limits)
             case .pair(let binary, let signature):
                 let bin = try Self.read(binary, limit: limits.maximumExportBinarySize)
                 let sig = try Self.read(signature, limit: limits.maximumSignatureFileSize)

@@ -241,7 +241,7 @@ struct ExposureDetector: Sendable {
         _ file: DiagnosisKeyFile, index: Int, verifier: ENExportVerifier, run: VerificationRun
     ) throws(ENError) -> VerifiedFile {
         try checkCancellation()
-        let archive = try file.archive(limits: .default)
+        let archive = try file.archive(limits: .default, shared: environment.sharedArchives)
         // The file's identity is the digest its signature covers: hashed once, for both.
         let hash = SHA256.hash(archive.exportBinary)
         let result: ENExportVerificationResult

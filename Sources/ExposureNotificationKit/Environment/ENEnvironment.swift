@@ -78,6 +78,10 @@ public struct ENEnvironment: Sendable {
     /// (the default) derives its own. The matches are the same. For simulations of many phones, which all match
     /// the same files; a cached file whose identifiers are kept is not read from the store.
     package var sharedIdentifiers: ENSharedIdentifiers?
+    /// Where detection finds each downloaded key file's archive already read (`ENSharedArchives`, by the SHA-256 of
+    /// the zip's bytes), for every manager given the same value, instead of unzipping it again; `nil` (the default)
+    /// unzips its own. For simulations of many phones, which all download the same files.
+    package var sharedArchives: ENSharedArchives?
 
     /// Creates an environment; every part has a default that runs without a device (a user who declines every
     /// prompt, a silent radio, the system clock, state in memory, no trusted keys, API version 2, the Exposure
