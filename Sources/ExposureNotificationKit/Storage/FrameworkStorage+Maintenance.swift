@@ -16,15 +16,24 @@ extension FrameworkStorage {
     /// Neither step moves the store's write generation when it changes nothing the broadcast or a reader keeps:
     /// the sweep is asked for first (most sweeps find nothing), and the day's key is the key the store would make
     /// anyway (as `ENStoreUpdate.currentKeySpan(at:makeKeyData:)` makes it).
+    ///
+    /// An in-memory store maintained at the same moment before, with no write the generation counts since, is left
+    /// as it is (a periodic run and the detection it starts maintain at the same moment): the sweep would find
+    /// nothing and today's key is there.
     func maintain(at date: Date) throws(ENError) {
         let store = try store()
+        let generation = store.writeGeneration
+        if isInMemory, let last = maintained.withLock({ $0 }), last.generation == generation, last.date == date {
+            return
+        }
         if try store.read(.hasExpiredRecords(now: date)) {
             try store.write(.deleteExpiredRecords(now: date))
         }
-        let state = try store.read(.managerState)
+        let state = try managerState()
         if state.exposureNotificationEnabled, state.authorizationStatus == .authorized {
             _ = try store.write(.currentKey(at: date, makeKeyData: Self.makeKeyData).keepingGeneration())
         }
+        if isInMemory, store.writeGeneration == generation { maintained.withLock { $0 = (generation, date) } }
     }
 
     /// The store's cipher: AES-GCM under the provider's key, or `nil` without a provider.

@@ -15,6 +15,10 @@ final class FrameworkStorage: Sendable {
     let detectionMemo = DetectionMemo()
     /// The last recorded detection's result, while the store has not changed (in memory only).
     let recentDetection = RecentDetection()
+    /// The manager state as last read from an in-memory store, and the store's write generation it was read at.
+    private let knownState = Locked<(generation: UInt64, state: ENManagerState)?>(nil)
+    /// The moment of the last maintenance of an in-memory store that left it as it found it, and the generation then.
+    let maintained = Locked<(generation: UInt64, date: Date)?>(nil)
     init(environment: ENEnvironment) {
         self.environment = environment
     }
@@ -51,7 +55,25 @@ final class FrameworkStorage: Sendable {
     /// Writes the in-memory store's state to a new file at `url` (see `ENDeviceStore.writeSnapshot(to:)`).
     func writeSnapshot(to url: URL) throws(ENError) { try store().writeSnapshot(to: url.path) }
 
-    func managerState() throws(ENError) -> ENManagerState { try store().read(.managerState) }
+    /// The saved manager state. An in-memory store's is kept between reads while the store's write generation stays
+    /// where it was (setting the state is a write that moves it): such a store has one connection, so a write under
+    /// way finishes before a read, and a write the generation does not count yet has not begun. A file store's is
+    /// read each time (its readers may see the state a write is replacing).
+    func managerState() throws(ENError) -> ENManagerState {
+        let store = try store()
+        guard isInMemory else { return try store.read(.managerState) }
+        let generation = store.writeGeneration
+        if let known = knownState.withLock({ $0 }), known.generation == generation { return known.state }
+        let state = try store.read(.managerState)
+        if store.writeGeneration == generation { knownState.withLock { $0 = (generation, state) } }
+        return state
+    }
+
+    /// Whether the store lives in memory (one connection: reads and writes one at a time).
+    var isInMemory: Bool {
+        if case .inMemory = environment.storeLocation { return true }
+        return false
+    }
 
     func setAuthorizationStatus(_ status: ENAuthorizationStatus) throws(ENError) {
         try store().write(.setAuthorizationStatus(status))
