@@ -32,6 +32,15 @@ public final class ENSQLiteDatabase: Sendable {
     /// Read inside a write, it is exact for that write's state.
     package var writeGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
+    /// Counts the writes that may change the device store's own keys (``ENSQLiteWriteMode/advancesKeyGeneration``),
+    /// as ``writeGeneration`` counts every write: what was read of the own keys inside a write stays true as long as
+    /// ``keyGeneration`` has not moved.
+    private let keys = Atomic<UInt64>(0)
+
+    /// The number of writes begun so far that may change the own keys (every write but those whose mode says it
+    /// leaves them alone). Read inside a write, it is exact for that write's own keys.
+    package var keyGeneration: UInt64 { keys.load(ordering: .acquiring) }
+
     /// Opens (creating if needed) the file at `path` as a store of `schema` and migrates it.
     ///
     /// An existing file is checked read-only first: it must be empty, or a store of this kind whose migrations
@@ -339,6 +348,7 @@ public final class ENSQLiteDatabase: Sendable {
         do {
             return try writer.writeWithoutTransaction { db in
                 if mode.advancesGeneration { generation.add(1, ordering: .acquiringAndReleasing) }
+                if mode.advancesKeyGeneration { keys.add(1, ordering: .acquiringAndReleasing) }
                 return try Self.run(db, mode, truncating: path != nil, body)
             }
         } catch {
@@ -353,6 +363,7 @@ public final class ENSQLiteDatabase: Sendable {
             let isFile = path != nil
             return try await writer.writeWithoutTransaction { db in
                 if mode.advancesGeneration { self.generation.add(1, ordering: .acquiringAndReleasing) }
+                if mode.advancesKeyGeneration { self.keys.add(1, ordering: .acquiringAndReleasing) }
                 return try Self.run(db, mode, truncating: isFile, body)
             }
         } catch {
@@ -412,6 +423,9 @@ package struct ENSQLiteWriteMode: Sendable {
     /// Whether the write advances the database's ``ENSQLiteDatabase/writeGeneration`` (every write does, but those
     /// known to leave alone what callers keep from earlier reads: sightings received, a current key looked up).
     package var advancesGeneration = true
+    /// Whether the write advances the database's ``ENSQLiteDatabase/keyGeneration``: every write does, but those
+    /// that leave the device store's own keys alone (a detection's record, say) or that leave every state alone.
+    package var advancesKeyGeneration = true
 
     /// Creates a mode.
     package init(transactional: Bool = true, truncatesLog: Bool = false) {

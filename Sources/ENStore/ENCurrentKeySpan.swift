@@ -9,6 +9,6 @@ package struct ENCurrentKeySpan: Sendable {
     /// The intervals, from the key's start, for which the store gives ``key`` as the current key: up to the key's
     /// end, or to the start of a later stored key if that comes first.
     package var intervals: Range<UInt32>
-    /// The store's write generation in which this was read (`ENDeviceStore.writeGeneration`).
+    /// The store's own-key generation in which this was read (`ENDeviceStore.keyGeneration`).
     package var generation: UInt64
 }

@@ -27,6 +27,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
             try DetectionTables.validate(record)
             return try DetectionTables.insert(db, record, result, store.configuration.cipher, store.keyFileContents)
         }
+        .leavingOwnKeys()
     }
 
     /// Writes the `export.bin` of key files that a detection still in progress is going to cache, each in the
@@ -51,6 +52,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
             let indexed = files.enumerated().map { (index: $0.offset, file: $0.element) }
             return try DetectionTables.insertContents(db, indexed, store.configuration.cipher, store.keyFileContents)
         }
+        .leavingOwnKeys()
     }
 
     /// Deletes every staged `export.bin` that no recorded detection has cached (see
@@ -58,7 +60,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
     ///
     /// - Returns: how many were deleted.
     public static var discardStagedKeyFiles: ENStoreUpdate<ENDeviceStore, Int> {
-        .init { store, db in try store.keyFileContents.deleteUnreferenced(db) }
+        .init { store, db in try store.keyFileContents.deleteUnreferenced(db) }.leavingOwnKeys()
     }
 
     /// Records a failed detection that counts toward the rate limit: adds a rate-limit ledger entry at `date`
@@ -72,6 +74,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
                 sql: "INSERT INTO detection_ledger (date) VALUES (?)",
                 arguments: [SQLiteCodec.column(date ?? store.configuration.now())])
         }
+        .leavingOwnKeys()
     }
 }
 

@@ -40,8 +40,8 @@ extension ENStoreUpdate where Store == ENDeviceStore {
     }
 
     /// ``currentKey(at:makeKeyData:)`` and the intervals for which it stays the current key, read in the same
-    /// transaction, with the write generation it was read in; this update leaves the generation alone (it only adds
-    /// the key the store would make anyway).
+    /// transaction, with the own-key generation it was read in; this update leaves the generations alone (it only
+    /// adds the key the store would make anyway).
     package static func currentKeySpan(
         at date: Date, makeKeyData: @escaping @Sendable () -> Data
     ) -> ENStoreUpdate<ENDeviceStore, ENCurrentKeySpan> {
@@ -55,7 +55,7 @@ extension ENStoreUpdate where Store == ENDeviceStore {
             let end = min(Int64(start) + Int64(key.rollingPeriod), next ?? Int64.max)
             return ENCurrentKeySpan(
                 key: key, intervals: UInt32(start)..<UInt32(clamping: max(Int64(start), end)),
-                generation: store.writeGeneration)
+                generation: store.keyGeneration)
         }
         .keepingGeneration()
     }

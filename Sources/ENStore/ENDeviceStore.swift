@@ -36,6 +36,10 @@ public final class ENDeviceStore: ENPersistentStore {
     /// `ENStoreUpdate.currentKeySpan(at:makeKeyData:)` read a span, the span holds.
     package var writeGeneration: UInt64 { database.writeGeneration }
 
+    /// The database's own-key generation (`ENSQLiteDatabase.keyGeneration`): advanced by every write that may change
+    /// the own keys, so that a current key's span read at one value holds while it stays.
+    package var keyGeneration: UInt64 { database.keyGeneration }
+
     /// Opens (creating if needed) the store in the file at `path` and brings its schema up to date.
     ///
     /// An existing file is checked read-only before anything is written to it, so a file that is not a

@@ -28,6 +28,15 @@ public struct ENStoreUpdate<Store: ENPersistentStore, Value: Sendable>: Sendable
     package func keepingGeneration() -> Self {
         var update = self
         update.mode.advancesGeneration = false
+        update.mode.advancesKeyGeneration = false
+        return update
+    }
+
+    /// The same update, leaving the database's own-key generation where it is: for updates that write nothing to
+    /// the own keys (see `ENSQLiteWriteMode.advancesKeyGeneration`).
+    package func leavingOwnKeys() -> Self {
+        var update = self
+        update.mode.advancesKeyGeneration = false
         return update
     }
 

@@ -118,7 +118,9 @@ struct KeyHistoryTests {
     }
 
     /// What a broadcast keeps between advertisements: the span of the current key holds until the start of a later
-    /// stored key, and the write generation moves at every write but a sighting's or the span's own.
+    /// stored key, and the own-key generation moves at every write but those that leave the own keys alone (a
+    /// sighting's, the span's own, a detection's record); the write generation moves at every write but a sighting's
+    /// or the span's.
     @Test func aCurrentKeySpanEndsAtTheNextKeyAndHoldsWhileTheGenerationStays() throws {
         let store = try ENDeviceStore(inMemoryWith: TestClock(referenceDate).configuration())
         let day = ENIntervalNumber(date: referenceDate).rollingStart
@@ -126,18 +128,22 @@ struct KeyHistoryTests {
         let span = try store.write(.currentKeySpan(at: date(day + 10)) { keyCounter.make() })
         #expect(span.key.rollingStartNumber == day && span.key.rollingPeriod == 144)
         #expect(span.intervals == day..<(day + 144))
-        #expect(span.generation == store.writeGeneration)
+        #expect(span.generation == store.keyGeneration)
+        let written = store.writeGeneration
         try store.write(.addSightings([makeSighting(1, at: date(day + 11))]))
         let again = try store.write(.currentKeySpan(at: date(day + 143)) { keyCounter.make() })
         #expect(again.key == span.key && again.generation == span.generation)
-        #expect(store.writeGeneration == span.generation)
+        #expect(store.keyGeneration == span.generation && store.writeGeneration == written)
+        // A failed detection's ledger entry: every other state may change, the own keys do not.
+        try store.write(.recordFailedDetection())
+        #expect(store.keyGeneration == span.generation && store.writeGeneration > written)
 
         // A key saved inside the first one's validity: the generation moves, and each span stops where the other
         // key starts, as the store's answer does.
         let later = ENTemporaryExposureKey(
             keyData: Data(repeating: 2, count: 16), rollingStartNumber: day + 100, rollingPeriod: 44)
         try store.write(.saveOwnKey(later))
-        #expect(store.writeGeneration > span.generation)
+        #expect(store.keyGeneration > span.generation)
         let before = try store.write(.currentKeySpan(at: date(day + 99)) { keyCounter.make() })
         #expect(before.key == span.key && before.intervals == day..<(day + 100))
         let after = try store.write(.currentKeySpan(at: date(day + 100)) { keyCounter.make() })
@@ -148,6 +154,6 @@ struct KeyHistoryTests {
         }
         #expect(keyCounter.next.load(ordering: .relaxed) == 1)
         try store.write(.eraseAll)
-        #expect(store.writeGeneration > after.generation)
+        #expect(store.keyGeneration > after.generation)
     }
 }

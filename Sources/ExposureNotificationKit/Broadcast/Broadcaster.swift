@@ -6,8 +6,9 @@ internal import Foundation
 /// What the manager broadcasts: for each moment, the identifier and metadata of the moment's interval, derived
 /// from the key current then (made and stored when none covers it). The derived keys of the current temporary
 /// exposure key are cached with the intervals the store gives that key for, so a radio asking at every transmission
-/// costs two AES blocks: the store is asked again only when the moment leaves those intervals or when anything but
-/// a sighting was written to it since (its write generation moved).
+/// costs two AES blocks: the store is asked again only when the moment leaves those intervals or when a write that
+/// may change the own keys came since (its own-key generation moved: anything but sightings, a detection's record and
+/// the other writes that leave the own keys alone).
 final class Broadcaster: ENBroadcastSource {
     private let storage: FrameworkStorage
 
@@ -24,7 +25,7 @@ final class Broadcaster: ENBroadcastSource {
         let rollingPeriod: UInt32
         let identifierKey: RollingProximityIdentifierKey
         let metadataKey: AssociatedEncryptedMetadataKey
-        /// The intervals for which the store gives this key while its write generation is ``generation``.
+        /// The intervals for which the store gives this key while its own-key generation is ``generation``.
         let intervals: Range<UInt32>
         let generation: UInt64
     }
@@ -32,7 +33,7 @@ final class Broadcaster: ENBroadcastSource {
 
     func advertisement(at date: Date) throws(ENError) -> ENAdvertisement {
         let interval = ENIntervalNumber(date: date)
-        let generation = try storage.writeGeneration()
+        let generation = try storage.keyGeneration()
         let derived: Derived
         if let cached = cache.withLock({ $0 }), cached.generation == generation, cached.intervals.contains(interval) {
             derived = cached

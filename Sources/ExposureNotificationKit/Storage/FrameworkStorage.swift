@@ -94,13 +94,13 @@ final class FrameworkStorage: Sendable {
     }
 
     /// The key current at `date` (made when none covers it), the intervals it stays current for and the store's
-    /// write generation it was read in (see `ENCurrentKeySpan`).
+    /// own-key generation it was read in (see `ENCurrentKeySpan`).
     func currentKeySpan(at date: Date) throws(ENError) -> ENCurrentKeySpan {
         try store().write(.currentKeySpan(at: date, makeKeyData: Self.makeKeyData))
     }
 
-    /// The store's write generation: a span read by ``currentKeySpan(at:)`` holds while it stays the same.
-    func writeGeneration() throws(ENError) -> UInt64 { try store().writeGeneration }
+    /// The store's own-key generation: a span read by ``currentKeySpan(at:)`` holds while it stays the same.
+    func keyGeneration() throws(ENError) -> UInt64 { try store().keyGeneration }
 
     /// The keys a release at `date` gives: those valid within the retention period and started before `date`;
     /// with `sameDay` the current key too, ended at `date` (a new key starts at once); without it the current
