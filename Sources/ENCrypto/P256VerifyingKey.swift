@@ -1,7 +1,6 @@
 internal import CLibCrypto
 public import ENCore
 public import Foundation
-internal import Synchronization
 
 /// An ECDSA P-256 public key: what an app trusts to verify diagnosis-key export files.
 ///
@@ -158,7 +157,7 @@ private final class VerifiedDigests: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func contains(digest: Data, signature: Data) -> Bool {
         let pair = digest + signature

@@ -1,5 +1,5 @@
+internal import ENCore
 internal import Foundation
-internal import Synchronization
 
 /// How a matching run is executed: threads, kernel, batch size, progress and cancellation.
 public struct ENMatchingOptions: Sendable {
@@ -60,5 +60,5 @@ public struct ENMatchingOptions: Sendable {
         return count
     }
 
-    private static let cachedProcessorCount = Mutex<(count: Int, until: ContinuousClock.Instant)?>(nil)
+    private static let cachedProcessorCount = Locked<(count: Int, until: ContinuousClock.Instant)?>(nil)
 }

@@ -1,6 +1,5 @@
 package import ENCore
 package import Foundation
-internal import Synchronization
 
 /// Every identifier of each key file's keys, derived once for all the matchers of a process that match the same
 /// files, by the file's hash: what a simulation of thousands of phones gives them, since every phone matches every
@@ -22,8 +21,8 @@ package final class ENSharedIdentifiers: Sendable {
         var bytes = 0
     }
 
-    private let state = Mutex(State())
-    private let building = Mutex(())
+    private let state = Locked(State())
+    private let building = Locked(())
     /// The most bytes the identifiers kept may take.
     package let byteBudget: Int
 
